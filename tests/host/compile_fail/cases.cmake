@@ -1,0 +1,1 @@
+# compile-fail cases: tessel_compile_fail_test(NAME SOURCE REGEX)
