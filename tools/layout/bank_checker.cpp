@@ -58,11 +58,10 @@ void check_origin(const SmemTile& tile, Coord origin) {
 int64_t vector_offset(const SmemTile& tile, const LaneRequest& req, int64_t elems) {
   const Coord c = req.coord;
   const std::string who = "lane " + std::to_string(req.lane) + " at " + coord_text(c);
-  if (c.row < 0 || c.col < 0 || c.row >= tile.rows || c.col + elems > tile.cols) {
-    throw BankCheckError(who + ": its vector of " + std::to_string(elems) + " elements (columns " +
-                         std::to_string(c.col) + ".." + std::to_string(c.col + elems - 1) +
-                         ") does not fit in the " + std::to_string(tile.rows) + " x " +
-                         std::to_string(tile.cols) +
+  if (c.row < 0 || c.col < 0 || c.row >= tile.rows || c.col > tile.cols - elems) {
+    throw BankCheckError(who + ": its vector of " + std::to_string(elems) +
+                         " elements along the row does not fit in the " +
+                         std::to_string(tile.rows) + " x " + std::to_string(tile.cols) +
                          " tile; move the access inside the tile or use a larger tile");
   }
   std::vector<int64_t> offsets;
@@ -134,20 +133,23 @@ WarpAccess ldmatrix_access(const SmemTile& tile, int matrices, Coord origin, Coo
   check_origin(tile, origin);
   const Coord extent{region.row > 0 ? region.row : tile.rows - origin.row,
                      region.col > 0 ? region.col : tile.cols - origin.col};
-  if (origin.row + extent.row > tile.rows || origin.col + extent.col > tile.cols) {
+  if (region.row < 0 || region.col < 0 || extent.row > tile.rows - origin.row ||
+      extent.col > tile.cols - origin.col) {
     throw BankCheckError("expected a region inside the tile, found " + coord_text(extent) +
                          " from " + coord_text(origin) + " in a " + std::to_string(tile.rows) +
                          " x " + std::to_string(tile.cols) + " tile; shrink --region");
   }
   const int64_t block_rows_n = extent.row / kLdmatrixRows;
   const int64_t block_cols_n = extent.col / block_cols;
-  if (block_rows_n * block_cols_n < matrices) {
+  // Capped at 4 x 4 (no overflow on huge tiles): enough to tell whether `matrices` fit.
+  const int64_t blocks = std::min<int64_t>(block_rows_n, 4) * std::min<int64_t>(block_cols_n, 4);
+  if (blocks < matrices) {
     throw BankCheckError(
         "tile too small for ldmatrix.x" + std::to_string(matrices) + ": it reads " +
         std::to_string(matrices) + " blocks of 8 rows x 16 bytes (8 x " +
         std::to_string(block_cols) + " elements), the " + std::to_string(extent.row) + " x " +
         std::to_string(extent.col) + " region from " + coord_text(origin) + " holds " +
-        std::to_string(block_rows_n * block_cols_n) +
+        std::to_string(blocks) +
         "; use a larger tile, a smaller --origin, or fewer matrices (ldmatrix-x1/-x2)");
   }
   WarpAccess access;

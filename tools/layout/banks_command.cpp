@@ -95,8 +95,15 @@ WarpAccess make_access(const SmemTile& tile, const BanksOptions& o) {
   for (const std::string& token : o.lanes) {
     std::istringstream words(token);  // a quoted list "0,0 1,8" counts as several tokens
     for (std::string word; words >> word;) {
-      Coord c = parse_coord(word);
-      coords.push_back({origin.row + c.row, origin.col + c.col});
+      const Coord c = parse_coord(word);
+      Coord at;
+      if (__builtin_add_overflow(origin.row, c.row, &at.row) ||
+          __builtin_add_overflow(origin.col, c.col, &at.col)) {
+        throw BankCheckError("lane coordinate '" + word +
+                             "' is out of range; give ROW,COL "
+                             "inside the tile");
+      }
+      coords.push_back(at);
     }
   }
   return explicit_access(coords, vector_bytes);
@@ -127,9 +134,10 @@ void print_text(std::ostream& out, const SmemTile& tile, const WarpAccess& acces
   out << "access   " << access.description << "\n";
   out << "phases   " << access.lanes_per_phase() << " lanes each (" << access.vector_bytes
       << "-byte vectors, one " << kWavefrontBytes << "-byte wavefront per phase)\n";
+  if (summary) out << "\n";
   for (const PhaseResult& phase : report.phases) {
-    out << "\nphase " << phase.index << ", lanes " << phase.first_lane << "-" << phase.last_lane
-        << ": ";
+    out << (summary ? "" : "\n") << "phase " << phase.index << ", lanes " << phase.first_lane << "-"
+        << phase.last_lane << ": ";
     if (phase.n_way == 1) {
       out << "conflict-free";
     } else {
