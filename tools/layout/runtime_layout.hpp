@@ -33,11 +33,11 @@ class IntTree {
   static IntTree tuple(std::vector<IntTree> children);
 
   bool is_leaf() const { return leaf_; }
-  int64_t value() const;                                 // throws unless is_leaf()
+  int64_t value() const;  // throws unless is_leaf()
   const std::vector<IntTree>& children() const { return children_; }
   int rank() const { return leaf_ ? 1 : static_cast<int>(children_.size()); }
-  int depth() const;                                     // 0 for a leaf
-  const IntTree& operator[](int i) const;                // mode i; a leaf is its own mode 0
+  int depth() const;                       // 0 for a leaf
+  const IntTree& operator[](int i) const;  // mode i; a leaf is its own mode 0
 
   friend bool operator==(const IntTree& a, const IntTree& b);
 
@@ -54,8 +54,8 @@ struct Layout {
 
   int rank() const { return shape.rank(); }
   Layout mode(int i) const { return {shape[i], stride[i]}; }
-  int64_t size() const;                   // product of the shape
-  int64_t cosize() const;                 // max offset + 1 (0 for an empty layout)
+  int64_t size() const;                     // product of the shape
+  int64_t cosize() const;                   // max offset + 1 (0 for an empty layout)
   int64_t operator()(int64_t index) const;  // L(index), index in [0, size)
   friend bool operator==(const Layout& a, const Layout& b) {
     return a.shape == b.shape && a.stride == b.stride;
@@ -66,6 +66,9 @@ struct Layout {
 struct Swizzle {
   int bits = 0, base = 0, shift = 0;
   int64_t operator()(int64_t offset) const;
+  // Throws AlgebraError unless 0 <= B, 0 <= M, |S| >= B and B + M + |S| <= 40 (CuTe's rules,
+  // plus a bound that keeps every mask inside int64_t).
+  void validate() const;
   friend bool operator==(const Swizzle&, const Swizzle&) = default;
 };
 
@@ -75,13 +78,16 @@ struct SwizzledLayout {
   int64_t offset = 0;
   Layout layout;
   int64_t size() const { return layout.size(); }
-  int64_t cosize() const;                 // max value + 1 over the domain
+  // max value + 1 over the domain; enumerates it, so throws AlgebraError past kMaxEnumerated.
+  int64_t cosize() const;
+  static constexpr int64_t kMaxEnumerated = int64_t{1} << 24;
   int64_t operator()(int64_t index) const;
 };
 
 struct Tiler;
-// What an expression evaluates to.
-using Value = std::variant<Layout, SwizzledLayout, Swizzle, Tiler>;
+// What an expression evaluates to. The int64_t alternative is a plain number: the result of
+// `size(...)` and `cosize(...)`.
+using Value = std::variant<Layout, SwizzledLayout, Swizzle, Tiler, int64_t>;
 // A by-mode tiler `[L0, L1, ...]`, CuTe's Tile<...>; each entry a Layout (a plain shape N
 // means N:1).
 struct Tiler {
@@ -94,6 +100,6 @@ std::string to_string(const Layout& l);
 std::string to_string(const Swizzle& s);
 std::string to_string(const SwizzledLayout& l);
 std::string to_string(const Tiler& t);
-std::string to_string(const Value& v);
+std::string to_string(const Value& v);  // an int64_t prints as a decimal number
 
 }  // namespace tessel::rt
