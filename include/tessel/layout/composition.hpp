@@ -13,12 +13,14 @@
 namespace tessel {
 
 namespace detail {
-// One of A's modes (s:d) met by the walk of B = n:r. State: (modes taken, n left, r left).
+// One of A's modes (s:d) met by the walk of B = n:r. State: (modes taken, n left, r left,
+// usage), where usage records per mode of A the largest digit B reaches in it: (count-1)*r.
 template <class State, class Mode>
 TESSEL_HOST_DEVICE constexpr auto compose_step(State const& state, Mode const& mode) {
   auto const& taken = get<0>(state);
   auto n = get<1>(state);
   auto r = get<2>(state);
+  auto const& usage = get<3>(state);
   auto s = get<0>(mode);
   auto d = get<1>(mode);
   using N = decltype(n);
@@ -27,30 +29,32 @@ TESSEL_HOST_DEVICE constexpr auto compose_step(State const& state, Mode const& m
   if constexpr (is_static_v<N> && is_static_v<R> && is_static_v<S>) {
     constexpr auto nv = N::value, rv = R::value, sv = S::value;
     if constexpr (nv == 1) {
-      return state;  // B is exhausted
+      return make_tuple(taken, n, r, append(usage, C<0>{}));  // B is exhausted
     } else if constexpr (rv >= sv) {
       static_assert(rv % sv == 0,
                     "composition: stride divisibility violated: B's stride is larger than a "
                     "mode of A but not a multiple of its size");
-      return make_tuple(taken, n, C<rv / sv>{});
+      return make_tuple(taken, n, C<rv / sv>{}, append(usage, C<0>{}));
     } else {
       static_assert(sv % rv == 0,
                     "composition: stride divisibility violated: B's stride does not divide "
                     "the size of the mode of A it starts in");
       constexpr auto m = sv / rv;  // elements of this mode B visits
       if constexpr (nv <= m) {
-        return make_tuple(append(taken, make_tuple(n, r * d)), C<1>{}, C<1>{});
+        return make_tuple(append(taken, make_tuple(n, r * d)), C<1>{}, C<1>{},
+                          append(usage, C<(nv - 1) * rv>{}));
       } else {
         static_assert(nv % m == 0,
                       "composition: shape divisibility violated: B spans several modes of A "
                       "but the part it takes from one mode does not divide B's size");
-        return make_tuple(append(taken, make_tuple(C<m>{}, r * d)), C<nv / m>{}, C<1>{});
+        return make_tuple(append(taken, make_tuple(C<m>{}, r * d)), C<nv / m>{}, C<1>{},
+                          append(usage, C<(m - 1) * rv>{}));
       }
     }
   } else {
     using T = decltype(n * r * s * d + 0);
     T tn = n, tr = r, ts = s, td = d;
-    T out_s = 1, out_d = 0;
+    T out_s = 1, out_d = 0, used = 0;
     if (tn == 1) {
       // exhausted: emit an empty mode
     } else if (tr == 0) {
@@ -70,6 +74,7 @@ TESSEL_HOST_DEVICE constexpr auto compose_step(State const& state, Mode const& m
       }
       T m = ts / tr;
       if (tn <= m) {
+        used = (tn - 1) * tr;
         out_s = tn, out_d = tr * td, tn = 1, tr = 1;
       } else {
         if (tn % m != 0) {
@@ -78,28 +83,58 @@ TESSEL_HOST_DEVICE constexpr auto compose_step(State const& state, Mode const& m
                        "size)",
                        m, tn);
         }
+        used = (m - 1) * tr;
         out_s = m, out_d = tr * td, tn /= m, tr = 1;
       }
     }
-    return make_tuple(append(taken, make_tuple(out_s, out_d)), tn, tr);
+    return make_tuple(append(taken, make_tuple(out_s, out_d)), tn, tr, append(usage, used));
   }
 }
 
-// A ∘ (n:r) for an integral n and r.
+// A ∘ (n:r) for an integral n and r, and the usage of the modes of coalesce(A) but the last.
 template <class S, class D, class N, class R>
 TESSEL_HOST_DEVICE constexpr auto compose_integral(Layout<S, D> const& lhs, N n, R r) {
+  auto a = coalesce(lhs);
+  auto modes = flat_modes(a);
+  constexpr std::size_t K = tuple_size_v<decltype(modes)>;
   if constexpr (is_const_v<0, R>) {
-    return make_layout(n, C<0>{});
+    return make_tuple(make_layout(n, C<0>{}), repeat<K - 1>(C<0>{}));
   } else {
-    auto a = coalesce(lhs);
-    auto modes = flat_modes(a);
-    constexpr std::size_t K = tuple_size_v<decltype(modes)>;
-    auto state = fold(take<0, K - 1>(modes), make_tuple(tuple<>{}, n, r),
+    auto state = fold(take<0, K - 1>(modes), make_tuple(tuple<>{}, n, r, tuple<>{}),
                       [](auto const& st, auto const& m) { return compose_step(st, m); });
     auto last = get<K - 1>(modes);
     auto all = append(get<0>(state), make_tuple(get<1>(state), get<2>(state) * get<1>(last)));
-    return layout_from_modes(drop_static_unit_modes(all));
+    return make_tuple(layout_from_modes(drop_static_unit_modes(all)), get<3>(state));
   }
+}
+
+// B's modes are composed with A one by one; their sum is A∘B only if, inside every mode of A
+// but the last, the digits they reach add up without carrying into the next mode. Otherwise
+// (B overlaps itself, or spills across A's mode boundaries) A∘B is not a layout.
+template <class S, class D, class Usages>
+TESSEL_HOST_DEVICE constexpr void check_no_carry(Layout<S, D> const& lhs, Usages const& usages) {
+  auto sizes = transform(flat_modes(coalesce(lhs)), [](auto const& m) { return get<0>(m); });
+  constexpr std::size_t K = tuple_size_v<decltype(sizes)>;
+  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    (
+        [&] {
+          auto total = fold(usages, C<0>{}, [](auto acc, auto const& u) { return acc + get<Ks>(u); });
+          auto limit = get<Ks>(sizes) - C<1>{};
+          if constexpr (is_static_v<decltype(total)> && is_static_v<decltype(limit)>) {
+            static_assert(decltype(total)::value <= decltype(limit)::value,
+                          "composition: B's modes overlap inside a mode of A (their offsets "
+                          "carry into the next mode), so A o B is not a layout");
+          } else {
+            if (total > limit) {
+              layout_error("composition: B's modes overlap inside a mode of A (their offsets "
+                           "carry into the next mode), so A o B is not a layout (digit, mode "
+                           "size)",
+                           total, limit + 1);
+            }
+          }
+        }(),
+        ...);
+  }(std::make_index_sequence<K - 1>{});
 }
 
 // A layout from a tuple of layouts: each becomes one mode.
@@ -110,16 +145,27 @@ TESSEL_HOST_DEVICE constexpr auto layout_of_modes(Layouts const& ls) {
 }
 }  // namespace detail
 
+namespace detail {
+template <class SA, class DA, class SB, class DB>
+TESSEL_HOST_DEVICE constexpr auto compose_modes(Layout<SA, DA> const& a, SB const& s, DB const& d) {
+  if constexpr (is_tuple_v<SB>) {
+    return layout_of_modes(
+        transform(s, d, [&](auto const& x, auto const& y) { return compose_modes(a, x, y); }));
+  } else {
+    return get<0>(compose_integral(a, s, d));
+  }
+}
+}  // namespace detail
+
 // A ∘ B for a layout B: distributes over B's modes, so the result has B's shape.
 template <class SA, class DA, class SB, class DB>
 TESSEL_HOST_DEVICE constexpr auto composition(Layout<SA, DA> const& a, Layout<SB, DB> const& b) {
   if constexpr (is_tuple_v<SB>) {
-    return detail::layout_of_modes(
-        transform(b.shape(), b.stride(),
-                  [&](auto const& s, auto const& d) { return composition(a, make_layout(s, d)); }));
-  } else {
-    return detail::compose_integral(a, b.shape(), b.stride());
+    detail::check_no_carry(a, transform(detail::flat_modes(b), [&](auto const& m) {
+                             return get<1>(detail::compose_integral(a, get<0>(m), get<1>(m)));
+                           }));
   }
+  return detail::compose_modes(a, b.shape(), b.stride());
 }
 
 // A ∘ N for an integer N: the first N offsets, as N:1.
