@@ -42,9 +42,70 @@ TESSEL_HOST_DEVICE constexpr auto drop_static_unit_modes(Modes const& modes) {
 
 // coalesce((2,(1,6)):(1,(7,2))) -> 12:1; coalesce((4,3):(1,5)) stays (4,3):(1,5).
 // Rules over the flattened modes, left to right: a size-1 mode disappears; a mode whose
-// stride equals the previous mode's size * stride extends that mode.
+// stride equals the previous mode's size * stride extends that mode. Where the values are
+// static this folds at compile time; a fully dynamic layout keeps its rank (see below).
+template <class S, class D>
+TESSEL_HOST_DEVICE constexpr auto coalesce_static_decisions(Layout<S, D> const& layout);
+
+namespace detail {
+template <class T>
+inline constexpr bool all_dynamic = [] {
+  if constexpr (is_tuple_v<T>) {
+    return []<class... Ts>(tuple<Ts...>*) {
+      return (all_dynamic<Ts> && ...);
+    }(static_cast<T*>(nullptr));
+  } else {
+    return !is_constant<T>::value;
+  }
+}();
+
+// Fully dynamic layouts are coalesced at run time with the same rules; the rank cannot change,
+// so the merged modes are moved to the end and the freed modes in front become 1:0.
+template <class S, class D>
+TESSEL_HOST_DEVICE constexpr auto coalesce_dynamic(Layout<S, D> const& layout) {
+  auto modes = flat_modes(layout);
+  constexpr std::size_t R = tuple_size_v<decltype(modes)>;
+  using T = decltype(fold(modes, 0, [](auto acc, auto const& m) { return acc + get<0>(m) * get<1>(m); }));
+  T s[R] = {}, d[R] = {};
+  std::size_t live = 0;
+  [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    (
+        [&] {
+          T cs = get<Is, 0>(modes), cd = get<Is, 1>(modes);
+          if (cs == 1) return;
+          if (live > 0 && s[live - 1] * d[live - 1] == cd) {
+            s[live - 1] *= cs;
+          } else {
+            s[live] = cs, d[live] = cd, ++live;
+          }
+        }(),
+        ...);
+  }(std::make_index_sequence<R>{});
+  if (live == 0) s[0] = 1, d[0] = 0, live = 1;
+  T out_s[R] = {}, out_d[R] = {};
+  for (std::size_t i = 0; i < R; ++i) {
+    bool pad = i < R - live;
+    out_s[i] = pad ? T(1) : s[i - (R - live)];
+    out_d[i] = pad ? T(0) : d[i - (R - live)];
+  }
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return make_layout(make_shape(out_s[Is]...), make_stride(out_d[Is]...));
+  }(std::make_index_sequence<R>{});
+}
+}  // namespace detail
+
 template <class S, class D>
 TESSEL_HOST_DEVICE constexpr auto coalesce(Layout<S, D> const& layout) {
+  if constexpr (is_tuple_v<S> && detail::all_dynamic<S> && detail::all_dynamic<D>) {
+    return detail::coalesce_dynamic(layout);
+  } else {
+    return coalesce_static_decisions(layout);
+  }
+}
+
+// Merges only where the values that decide it are static (mixed static/dynamic layouts).
+template <class S, class D>
+TESSEL_HOST_DEVICE constexpr auto coalesce_static_decisions(Layout<S, D> const& layout) {
   auto merged = fold(detail::flat_modes(layout), tuple<>{}, [](auto const& acc, auto const& m) {
     if constexpr (is_const_v<1, decltype(get<0>(m))>) {
       return acc;
