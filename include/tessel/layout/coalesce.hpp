@@ -49,15 +49,11 @@ TESSEL_HOST_DEVICE constexpr auto coalesce_static_decisions(Layout<S, D> const& 
 
 namespace detail {
 template <class T>
-inline constexpr bool all_dynamic = [] {
-  if constexpr (is_tuple_v<T>) {
-    return []<class... Ts>(tuple<Ts...>*) {
-      return (all_dynamic<Ts> && ...);
-    }(static_cast<T*>(nullptr));
-  } else {
-    return !is_constant<T>::value;
-  }
-}();
+struct all_dynamic_t : std::bool_constant<!is_constant<T>::value> {};
+template <class... Ts>
+struct all_dynamic_t<tuple<Ts...>> : std::bool_constant<(all_dynamic_t<Ts>::value && ...)> {};
+template <class T>
+inline constexpr bool all_dynamic = all_dynamic_t<std::remove_cvref_t<T>>::value;
 
 // Fully dynamic layouts are coalesced at run time with the same rules; the rank cannot change,
 // so the merged modes are moved to the end and the freed modes in front become 1:0.
@@ -67,20 +63,19 @@ TESSEL_HOST_DEVICE constexpr auto coalesce_dynamic(Layout<S, D> const& layout) {
   constexpr std::size_t R = tuple_size_v<decltype(modes)>;
   using T = decltype(fold(modes, 0, [](auto acc, auto const& m) { return acc + get<0>(m) * get<1>(m); }));
   T s[R] = {}, d[R] = {};
-  std::size_t live = 0;
+  T in_s[R] = {}, in_d[R] = {};
   [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-    (
-        [&] {
-          T cs = get<Is, 0>(modes), cd = get<Is, 1>(modes);
-          if (cs == 1) return;
-          if (live > 0 && s[live - 1] * d[live - 1] == cd) {
-            s[live - 1] *= cs;
-          } else {
-            s[live] = cs, d[live] = cd, ++live;
-          }
-        }(),
-        ...);
+    ((in_s[Is] = get<Is, 0>(modes), in_d[Is] = get<Is, 1>(modes)), ...);
   }(std::make_index_sequence<R>{});
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < R; ++i) {
+    if (in_s[i] == 1) continue;
+    if (live > 0 && s[live - 1] * d[live - 1] == in_d[i]) {
+      s[live - 1] *= in_s[i];
+    } else {
+      s[live] = in_s[i], d[live] = in_d[i], ++live;
+    }
+  }
   if (live == 0) s[0] = 1, d[0] = 0, live = 1;
   T out_s[R] = {}, out_d[R] = {};
   for (std::size_t i = 0; i < R; ++i) {

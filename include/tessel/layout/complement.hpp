@@ -7,22 +7,28 @@
 // or interleaves, and no complement exists.
 #pragma once
 
-#include <array>
-
 #include "coalesce.hpp"
 
 namespace tessel {
 
 namespace detail {
+// A fixed-size array usable in constant expressions on host and device.
+template <class T, std::size_t N>
+struct Array {
+  T data[N > 0 ? N : 1] = {};
+  TESSEL_HOST_DEVICE constexpr T& operator[](std::size_t i) { return data[i]; }
+  TESSEL_HOST_DEVICE constexpr T const& operator[](std::size_t i) const { return data[i]; }
+};
+
 // Indices of the static strides in increasing order (stable).
 template <class Strides>
-constexpr auto static_stride_order() {
+TESSEL_HOST_DEVICE constexpr auto static_stride_order() {
   constexpr std::size_t R = tuple_size_v<Strides>;
-  std::array<long long, R> d{};
+  Array<long long, R> d{};
   [&]<std::size_t... Is>(std::index_sequence<Is...>) {
     ((d[Is] = std::remove_cvref_t<decltype(get<Is>(Strides{}))>::value), ...);
   }(std::make_index_sequence<R>{});
-  std::array<std::size_t, R> order{};
+  Array<std::size_t, R> order{};
   for (std::size_t i = 0; i < R; ++i) order[i] = i;
   for (std::size_t i = 1; i < R; ++i) {  // insertion sort: stable, constexpr
     for (std::size_t j = i; j > 0 && d[order[j]] < d[order[j - 1]]; --j) {
@@ -45,11 +51,12 @@ TESSEL_HOST_DEVICE constexpr auto sort_modes_by_static_stride(Modes const& modes
 }
 
 template <class Modes>
-inline constexpr bool all_strides_static = [] {
-  return []<std::size_t... Is>(std::index_sequence<Is...>) {
-    return (is_static_v<decltype(get<Is, 1>(std::declval<Modes>()))> && ...);
-  }(std::make_index_sequence<tuple_size_v<Modes>>{});
-}();
+struct all_strides_static_t;
+template <class... Ms>
+struct all_strides_static_t<tuple<Ms...>>
+    : std::bool_constant<(is_static_v<decltype(get<1>(std::declval<Ms>()))> && ...)> {};
+template <class Modes>
+inline constexpr bool all_strides_static = all_strides_static_t<std::remove_cvref_t<Modes>>::value;
 
 template <class Modes, class M>
 TESSEL_HOST_DEVICE constexpr auto complement_static_order(Modes const& modes, M const& cotarget) {

@@ -111,30 +111,34 @@ TESSEL_HOST_DEVICE constexpr auto compose_integral(Layout<S, D> const& lhs, N n,
 // B's modes are composed with A one by one; their sum is A∘B only if, inside every mode of A
 // but the last, the digits they reach add up without carrying into the next mode. Otherwise
 // (B overlaps itself, or spills across A's mode boundaries) A∘B is not a layout.
+template <std::size_t K, class Sizes, class Usages>
+TESSEL_HOST_DEVICE constexpr void check_mode_no_carry(Sizes const& sizes, Usages const& usages) {
+  auto total = fold(usages, C<0>{}, [](auto acc, auto const& u) { return acc + get<K>(u); });
+  auto limit = get<K>(sizes) - C<1>{};
+  if constexpr (is_static_v<decltype(total)> && is_static_v<decltype(limit)>) {
+    static_assert(decltype(total)::value <= decltype(limit)::value,
+                  "composition: B's modes overlap inside a mode of A (their offsets carry into "
+                  "the next mode), so A o B is not a layout");
+  } else {
+    if (total > limit) {
+      layout_error("composition: B's modes overlap inside a mode of A (their offsets carry into "
+                   "the next mode), so A o B is not a layout (digit, mode size)",
+                   total, limit + 1);
+    }
+  }
+}
+
+template <class Sizes, class Usages, std::size_t... Ks>
+TESSEL_HOST_DEVICE constexpr void check_modes_no_carry(Sizes const& sizes, Usages const& usages,
+                                                       std::index_sequence<Ks...>) {
+  (check_mode_no_carry<Ks>(sizes, usages), ...);
+}
+
 template <class S, class D, class Usages>
 TESSEL_HOST_DEVICE constexpr void check_no_carry(Layout<S, D> const& lhs, Usages const& usages) {
   auto sizes = transform(flat_modes(coalesce(lhs)), [](auto const& m) { return get<0>(m); });
   constexpr std::size_t K = tuple_size_v<decltype(sizes)>;
-  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-    (
-        [&] {
-          auto total = fold(usages, C<0>{}, [](auto acc, auto const& u) { return acc + get<Ks>(u); });
-          auto limit = get<Ks>(sizes) - C<1>{};
-          if constexpr (is_static_v<decltype(total)> && is_static_v<decltype(limit)>) {
-            static_assert(decltype(total)::value <= decltype(limit)::value,
-                          "composition: B's modes overlap inside a mode of A (their offsets "
-                          "carry into the next mode), so A o B is not a layout");
-          } else {
-            if (total > limit) {
-              layout_error("composition: B's modes overlap inside a mode of A (their offsets "
-                           "carry into the next mode), so A o B is not a layout (digit, mode "
-                           "size)",
-                           total, limit + 1);
-            }
-          }
-        }(),
-        ...);
-  }(std::make_index_sequence<K - 1>{});
+  check_modes_no_carry(sizes, usages, std::make_index_sequence<K - 1>{});
 }
 
 // A layout from a tuple of layouts: each becomes one mode.

@@ -93,16 +93,16 @@ TESSEL_HOST_DEVICE constexpr auto flatten(T const& t) {
 // Same tree structure: (2,(3,4)) and (1,(5,6)) are congruent, (2,12) is not.
 template <class A, class B>
 struct is_congruent : std::bool_constant<!is_tuple_v<A> && !is_tuple_v<B>> {};
+namespace detail {
+template <bool SameRank, class A, class B>
+struct congruent_modes : std::false_type {};
+template <class... As, class... Bs>
+struct congruent_modes<true, tuple<As...>, tuple<Bs...>>
+    : std::bool_constant<(is_congruent<As, Bs>::value && ...)> {};
+}  // namespace detail
 template <class... As, class... Bs>
 struct is_congruent<tuple<As...>, tuple<Bs...>>
-    : std::bool_constant<sizeof...(As) == sizeof...(Bs) &&
-                         [] {
-                           if constexpr (sizeof...(As) == sizeof...(Bs)) {
-                             return (is_congruent<As, Bs>::value && ...);
-                           } else {
-                             return false;
-                           }
-                         }()> {};
+    : detail::congruent_modes<sizeof...(As) == sizeof...(Bs), tuple<As...>, tuple<Bs...>> {};
 template <class A, class B>
 inline constexpr bool is_congruent_v =
     is_congruent<std::remove_cvref_t<A>, std::remove_cvref_t<B>>::value;
@@ -267,16 +267,12 @@ struct is_underscore : std::is_same<std::remove_cvref_t<T>, Underscore> {};
 
 // True when the coordinate holds a `_` anywhere.
 template <class Coord>
+struct has_underscore_t : is_underscore<Coord> {};
+template <class... Ts>
+struct has_underscore_t<tuple<Ts...>> : std::bool_constant<(has_underscore_t<Ts>::value || ...)> {};
+template <class Coord>
 TESSEL_HOST_DEVICE constexpr bool has_underscore() {
-  if constexpr (is_underscore<Coord>::value) {
-    return true;
-  } else if constexpr (is_tuple_v<Coord>) {
-    return []<class... Ts>(tuple<Ts...>*) {
-      return (has_underscore<Ts>() || ...);
-    }(static_cast<Coord*>(nullptr));
-  } else {
-    return false;
-  }
+  return has_underscore_t<std::remove_cvref_t<Coord>>::value;
 }
 
 // The parts of t selected by the `_` of coord, flattened one level per tuple:

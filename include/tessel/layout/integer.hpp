@@ -43,13 +43,11 @@ concept Integral =
 
 // True when the integer is static and equals N.
 template <auto N, class T>
-inline constexpr bool is_const_v = [] {
-  if constexpr (is_constant<std::remove_cvref_t<T>>::value) {
-    return std::remove_cvref_t<T>::value == N;
-  } else {
-    return false;
-  }
-}();
+struct is_const : std::false_type {};
+template <auto N, auto V>
+struct is_const<N, C<V>> : std::bool_constant<V == N> {};
+template <auto N, class T>
+inline constexpr bool is_const_v = is_const<N, std::remove_cvref_t<T>>::value;
 
 // ---- arithmetic: static op static stays static --------------------------------------------
 #define TESSEL_STATIC_BINARY_OP(OP)                                      \

@@ -79,31 +79,35 @@ TESSEL_HOST_DEVICE constexpr auto make_layout(Layout<S0, D0> const& l0, Ls const
 // Compact layout whose modes are ordered by `order` (smaller order = smaller stride):
 // make_ordered_layout((2,2,2,2), (0,2,3,1)) -> (2,2,2,2):(1,4,8,2). Shape and order flat;
 // order static.
+namespace detail {
+// Stride of mode I: the product of the sizes of the modes ordered before it.
+template <std::size_t I, std::size_t J, class S, class Order>
+TESSEL_HOST_DEVICE constexpr auto ordered_factor(S const& shape) {
+  constexpr auto oi = std::remove_cvref_t<decltype(get<I>(Order{}))>::value;
+  constexpr auto oj = std::remove_cvref_t<decltype(get<J>(Order{}))>::value;
+  if constexpr (oj < oi || (oj == oi && J < I)) {
+    return product(get<J>(shape));
+  } else {
+    return C<1>{};
+  }
+}
+template <std::size_t I, class S, class Order, std::size_t... Js>
+TESSEL_HOST_DEVICE constexpr auto ordered_stride(S const& shape, std::index_sequence<Js...>) {
+  return (C<1>{} * ... * ordered_factor<I, Js, S, Order>(shape));
+}
+template <class S, class Order, std::size_t... Is>
+TESSEL_HOST_DEVICE constexpr auto ordered_strides(S const& shape, std::index_sequence<Is...> is) {
+  return make_stride(ordered_stride<Is, S, Order>(shape, is)...);
+}
+}  // namespace detail
+
 template <class S, class Order>
 TESSEL_HOST_DEVICE constexpr auto make_ordered_layout(S const& shape, Order const&) {
   static_assert(is_static_v<Order>, "make_ordered_layout: the order must be static");
   static_assert(tuple_size_v<Order> == tuple_size_v<S>,
                 "make_ordered_layout: order and shape must have the same rank");
-  constexpr std::size_t R = tuple_size_v<S>;
-  auto stride = [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-    // stride of mode i = product of the sizes of the modes ordered before it.
-    auto stride_of = [&]<std::size_t I>(C<I>) {
-      constexpr auto oi = std::remove_cvref_t<decltype(get<I>(Order{}))>::value;
-      return [&]<std::size_t... Js>(std::index_sequence<Js...>) {
-        return (C<1>{} * ... *
-                [&] {
-                  constexpr auto oj = std::remove_cvref_t<decltype(get<Js>(Order{}))>::value;
-                  if constexpr (oj < oi || (oj == oi && Js < I)) {
-                    return product(get<Js>(shape));
-                  } else {
-                    return C<1>{};
-                  }
-                }());
-      }(std::make_index_sequence<R>{});
-    };
-    return make_stride(stride_of(C<Is>{})...);
-  }(std::make_index_sequence<R>{});
-  return make_layout(shape, stride);
+  return make_layout(shape, detail::ordered_strides<S, Order>(
+                                shape, std::make_index_sequence<tuple_size_v<S>>{}));
 }
 
 // ---- queries ------------------------------------------------------------------------------

@@ -1,1 +1,17 @@
-# compile-fail cases: tessel_compile_fail_test(NAME SOURCE REGEX)
+# Each case must fail to compile with a message that names the broken rule.
+tessel_compile_fail_test(compile_fail_composition_stride composition_stride.cpp
+                         "composition: stride divisibility violated")
+tessel_compile_fail_test(compile_fail_composition_shape composition_shape.cpp
+                         "composition: shape divisibility violated")
+tessel_compile_fail_test(compile_fail_composition_carry composition_carry.cpp
+                         "composition: B's modes overlap inside a mode of A")
+tessel_compile_fail_test(compile_fail_complement_overlap complement_overlap.cpp
+                         "complement: a stride is not a multiple of the extent")
+tessel_compile_fail_test(compile_fail_left_inverse_broadcast left_inverse_broadcast.cpp
+                         "left_inverse: the layout is not injective")
+tessel_compile_fail_test(compile_fail_tile_to_shape_multiple tile_to_shape_multiple.cpp
+                         "tile_to_shape: a mode of the target is not a multiple")
+tessel_compile_fail_test(compile_fail_swizzle_overlap swizzle_overlap.cpp
+                         "Swizzle: .S. must be >= B")
+tessel_compile_fail_test(compile_fail_layout_not_congruent layout_not_congruent.cpp
+                         "Layout: shape and stride must be congruent")
