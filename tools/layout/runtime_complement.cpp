@@ -24,7 +24,7 @@ Layout complement(const Layout& a, const IntTree& cotarget) {
   const Layout f = filter(a);
   if (f.stride.is_leaf() && f.stride.value() == 0) {
     // Nothing left (all stride-0 or shape-1): the complement is all of the cotarget.
-    return {IntTree(product(cotarget)), IntTree(1)};
+    return make_layout(IntTree(product(cotarget)));  // 1:0 when the cotarget is 1
   }
   std::vector<int64_t> shapes = leaves(f.shape), strides = leaves(f.stride);
 

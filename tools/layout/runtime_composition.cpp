@@ -85,6 +85,40 @@ Layout compose_mode(const Layout& lhs, const IntTree& rshape, const IntTree& rst
   return coalesce(Layout{make_tuple(std::move(flat_s)), make_tuple(std::move(flat_d))});
 }
 
+// Composing B's modes one by one gives A o B only if, inside each of A's modes but the last,
+// the digits B's modes reach add up without carrying into the next mode: otherwise
+// A(B(i)) != sum of the parts and A o B is not a layout (CuTe does not check this; it would
+// return a wrong layout). E.g. A = (4,3):(1,10), B = (2,4):(2,1): digits 2 + 3 > 3 in mode 0.
+void check_no_carry(const Layout& lhs, const Layout& b, const std::string& lhs_note) {
+  if (lhs.shape.is_leaf() || b.shape.is_leaf()) return;
+  const std::vector<int64_t> s = leaves(lhs.shape);
+  const std::vector<int64_t> bn = leaves(b.shape), br = leaves(b.stride);
+  std::vector<int64_t> usage(s.size(), 0);
+  for (size_t j = 0; j < bn.size(); ++j) {
+    int64_t n = bn[j], r = br[j];
+    for (size_t k = 0; k + 1 < s.size() && n > 1 && r > 0; ++k) {
+      if (r >= s[k]) {
+        r /= s[k];  // divisibility was checked by compose_mode
+        continue;
+      }
+      const int64_t m = s[k] / r;  // digits of this mode that B's mode j visits
+      const int64_t taken = std::min(n, m);
+      usage[k] = checked::add(usage[k], checked::mul(taken - 1, r));
+      n = n <= m ? 1 : n / m;
+      r = 1;
+    }
+  }
+  for (size_t k = 0; k + 1 < s.size(); ++k) {
+    if (usage[k] > s[k] - 1) {
+      throw AlgebraError("composition: the right layout's modes overlap inside mode " +
+                         std::to_string(k) + " of the left layout: together they reach digit " +
+                         std::to_string(usage[k]) + " there, past its shape " +
+                         std::to_string(s[k]) + ", so their offsets carry into the next mode " +
+                         "and the result is not a layout" + lhs_note);
+    }
+  }
+}
+
 }  // namespace
 
 Layout composition(const Layout& a, const Layout& b) {
@@ -94,7 +128,9 @@ Layout composition(const Layout& a, const Layout& b) {
   const std::string note =
       flat == a ? ""
                 : " (the left layout " + to_string(a) + " coalesced to " + to_string(flat) + ")";
-  return compose_mode(flat, b.shape, b.stride, note);
+  Layout result = compose_mode(flat, b.shape, b.stride, note);
+  check_no_carry(flat, b, note);
+  return result;
 }
 
 Layout composition(const Layout& a, const Tiler& b) {
