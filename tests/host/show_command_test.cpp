@@ -274,7 +274,8 @@ TEST(ShowCommand, BadInputFailsWithAMessage) {
   const std::pair<const char*, const char*> cases[] = {
       {"show '(2,2,2):(1,2,4)'", "group the modes"},
       {"show '(512,512):(1,512)'", "at most 256"},
-      {"show 'Sw<3,3,3>'", "not a layout"},
+      {"show 'Sw<3,3,3>'", "compose the swizzle with a layout"},
+      {"show 'size((4,4))'", "not a layout"},
       {"show --tv '((4,8),(2,2)):((32,1),(16,8))'", "--tile M,N"},
       {"show --tile 16,8 '(16,8)'", "add --tv"},
       {"show --tv --tile 8,8 '((4,8),(2,2)):((32,1),(16,8))'", "inside the 8x8 tile"},

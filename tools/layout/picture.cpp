@@ -32,9 +32,12 @@ IndexFunction index_function(const rt::Value& value, const std::string& what) {
   if (const auto* s = std::get_if<rt::SwizzledLayout>(&value)) {
     return {&s->layout, [s](int64_t i) { return (*s)(i); }};
   }
+  const bool swizzle = std::holds_alternative<rt::Swizzle>(value);
   throw PictureError("expected " + what + ", found '" + rt::to_string(value) +
-                     "', which is not a layout; compose it with one, e.g. "
-                     "composition(Sw<3,3,3>, (8,64):(64,1))");
+                     "', which is not a layout; " +
+                     (swizzle ? "compose the swizzle with a layout, e.g. "
+                                "composition(Sw<3,3,3>, (8,64):(64,1))"
+                              : "give a layout such as (8,64):(64,1)"));
 }
 
 // Product of the leaves, or max() when it passes `limit` (no overflow on absurd shapes).
@@ -232,9 +235,8 @@ Grid tv_grid(const rt::Value& value, int64_t tile_rows, int64_t tile_cols) {
       if (who.size() > 1) {
         grid.labels[r * tile_cols + c] += "+";
         if (doubles++ < kListed) {
-          double_list += " " + cell + " by";
+          double_list += std::string(doubles > 1 ? ";" : "") + " " + cell + " by";
           for (const std::string& name : who) double_list += " " + name;
-          double_list += ";";
         }
       }
     }
