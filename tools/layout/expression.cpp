@@ -219,7 +219,13 @@ class Parser {
     }
     skip_space();
     if (peek() != ':') {
-      Arg a{make_layout(shape), start};
+      Layout compact;
+      try {
+        compact = make_layout(shape);
+      } catch (const AlgebraError& e) {
+        fail_at(e.what(), start);  // e.g. compact strides past 64 bits
+      }
+      Arg a{compact, start};
       a.is_shape = true;
       a.bare_int = shape.is_leaf();
       return a;
@@ -239,6 +245,12 @@ class Parser {
 
 }  // namespace
 
-Value evaluate(std::string_view text) { return Parser(text).parse(); }
+Value evaluate(std::string_view text) {
+  try {
+    return Parser(text).parse();
+  } catch (const AlgebraError& e) {
+    throw ExpressionError(e.what(), 0);  // not expected: each rule above attaches its column
+  }
+}
 
 }  // namespace tessel::rt

@@ -58,10 +58,22 @@ bool compatible(const IntTree& a, const IntTree& b) {
 
 namespace {
 // `compact`: a shape-1 leaf gets stride 0, as CuTe's compact_major gives static _1 modes.
-IntTree prefix_product_impl(const IntTree& shape, int64_t& running, bool compact) {
+// The running product may pass 64 bits after the last stride it is needed for (the size of
+// (2^32,2^32) does not fit, its strides do): only a stride that does not fit is an error.
+struct Running {
+  int64_t value;
+  bool overflowed = false;
+  int64_t next_stride() const {
+    if (overflowed) throw AlgebraError("overflow: a compact stride does not fit in 64 bits");
+    return value;
+  }
+  void times(int64_t s) { overflowed = overflowed || __builtin_mul_overflow(value, s, &value); }
+};
+
+IntTree prefix_product_impl(const IntTree& shape, Running& running, bool compact) {
   if (shape.is_leaf()) {
-    IntTree r(compact && shape.value() == 1 ? 0 : running);
-    running = checked::mul(running, shape.value());
+    IntTree r(compact && shape.value() == 1 ? 0 : running.next_stride());
+    running.times(shape.value());
     return r;
   }
   std::vector<IntTree> out;
@@ -71,10 +83,10 @@ IntTree prefix_product_impl(const IntTree& shape, int64_t& running, bool compact
   return make_tuple(std::move(out));
 }
 
-IntTree suffix_product_impl(const IntTree& shape, int64_t& running) {
+IntTree suffix_product_impl(const IntTree& shape, Running& running) {
   if (shape.is_leaf()) {
-    IntTree r(shape.value() == 1 ? 0 : running);
-    running = checked::mul(running, shape.value());
+    IntTree r(shape.value() == 1 ? 0 : running.next_stride());
+    running.times(shape.value());
     return r;
   }
   std::vector<IntTree> out(shape.children().size());
@@ -84,15 +96,18 @@ IntTree suffix_product_impl(const IntTree& shape, int64_t& running) {
 }  // namespace
 
 IntTree prefix_product(const IntTree& shape, int64_t init) {
-  return prefix_product_impl(shape, init, false);
+  Running running{init};
+  return prefix_product_impl(shape, running, false);
 }
 
 IntTree compact_col_major(const IntTree& shape, int64_t init) {
-  return prefix_product_impl(shape, init, true);
+  Running running{init};
+  return prefix_product_impl(shape, running, true);
 }
 
 IntTree compact_row_major(const IntTree& shape, int64_t init) {
-  return suffix_product_impl(shape, init);
+  Running running{init};
+  return suffix_product_impl(shape, running);
 }
 
 int64_t shape_div(int64_t a, int64_t b) {

@@ -85,26 +85,42 @@ int64_t Layout::cosize() const {
   return extent;
 }
 
+namespace {
 // Colexicographic: the leftmost leaf varies fastest; the last leaf takes what is left, as
 // CuTe's crd2idx does, so indices past size() continue the last mode.
-int64_t Layout::operator()(int64_t index) const {
-  if (index < 0) throw AlgebraError("layout index " + std::to_string(index) + " is negative");
-  std::vector<std::pair<int64_t, int64_t>> leaves;
-  for_each_leaf(shape, stride, [&](int64_t s, int64_t d) { leaves.emplace_back(s, d); });
-  int64_t offset = 0;
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    auto [s, d] = leaves[i];
+int64_t offset_of(const IntTree& shape, const IntTree& stride, int64_t& index, bool last) {
+  if (shape.is_leaf()) {
+    if (!stride.is_leaf()) {
+      throw AlgebraError("shape " + to_string(shape) + " and stride " + to_string(stride) +
+                         " are not congruent");
+    }
     int64_t coord = index;
-    if (i + 1 < leaves.size()) {
+    if (last) {
+      index = 0;
+    } else {
+      const int64_t s = shape.value();
       if (s <= 0) throw AlgebraError("layout shape " + std::to_string(s) + " is not positive");
       coord = index % s;
       index /= s;
-    } else {
-      index = 0;
     }
-    offset = checked::add(offset, checked::mul(coord, d));
+    return checked::mul(coord, stride.value());
+  }
+  if (stride.is_leaf() || stride.rank() != shape.rank()) {
+    throw AlgebraError("shape " + to_string(shape) + " and stride " + to_string(stride) +
+                       " are not congruent");
+  }
+  int64_t offset = 0;
+  const int r = shape.rank();
+  for (int i = 0; i < r; ++i) {
+    offset = checked::add(offset, offset_of(shape[i], stride[i], index, last && i + 1 == r));
   }
   return offset;
+}
+}  // namespace
+
+int64_t Layout::operator()(int64_t index) const {
+  if (index < 0) throw AlgebraError("layout index " + std::to_string(index) + " is negative");
+  return offset_of(shape, stride, index, true);
 }
 
 void Swizzle::validate() const {
