@@ -75,6 +75,15 @@ TEST(BankChecker, CpAsync128OnA32x32TileIsCuteThreadLayout) {
   EXPECT_EQ(check_banks(tile, preset).worst_n_way, 1);
 }
 
+TEST(BankChecker, RowMajorAccessOnAWideTileStaysInTheFirstRow) {
+  // 512 fp16 per row = 64 vectors: the warp takes the first 32, all in row 0.
+  const SmemTile tile = make_smem_tile(layout2(2, 512, 512, 1), 2);
+  const WarpAccess access = row_major_access(tile, 16);
+  EXPECT_EQ(access.lanes[31].coord, (Coord{0, 248}));
+  EXPECT_NE(access.description.find("(1,32):(32,1)"), std::string::npos) << access.description;
+  EXPECT_EQ(check_banks(tile, access).worst_n_way, 1);
+}
+
 TEST(BankChecker, LdmatrixBlocksOfA16x16RegionFollowTheMmaAOperandOrder) {
   const SmemTile tile = make_smem_tile(layout2(16, 16, 16, 1), 2);
   const WarpAccess access = ldmatrix_access(tile, 4);
@@ -278,6 +287,8 @@ TEST(BanksCommand, BadInputFailsWithAMessage) {
       {"banks '(8,64):(64,1)'", "exactly one access pattern"},
       {"banks --layout '(8,64):(64,1)' --lanes 0,x", "ROW,COL"},
       {"banks --preset ldmatrix-x4 '(8,64'", "banks:"},
+      {"banks --preset ldmatrix-x4 '((100000000000,100000000000),100000000000):((1,1),1)'",
+       "banks:"},
   };
   for (auto [args, needle] : cases) {
     const ToolRun run = run_tool(args);

@@ -280,6 +280,8 @@ TEST(ShowCommand, BadInputFailsWithAMessage) {
       {"show --tile 16,8 '(16,8)'", "add --tv"},
       {"show --tv --tile 8,8 '((4,8),(2,2)):((32,1),(16,8))'", "inside the 8x8 tile"},
       {"show '(8,64'", "show:"},
+      {"show --tv --tile 4,4 '((100000000000,100000000000),100000000000):((1,1),1)'",
+       "at most 65536 (thread, value) pairs"},
       {"show '(4,4)' --svg /nonexistent/dir/x.svg", "could not write"},
   };
   for (auto [args, needle] : cases) {

@@ -189,9 +189,12 @@ WarpAccess row_major_access(const SmemTile& tile, int vector_bytes, Coord origin
   }
   WarpAccess access;
   access.vector_bytes = vector_bytes;
+  // As a thread layout over one warp: (rows, vectors) -> lane, vectors capped at 32.
+  const int64_t lanes_per_row = std::min<int64_t>(per_row, kWarpSize);
   access.description = "row-major " + std::to_string(vector_bytes) + "-byte vectors: thread " +
-                       "layout (" + std::to_string(rows_needed) + "," + std::to_string(per_row) +
-                       "):(" + std::to_string(per_row) + ",1)";
+                       "layout (" + std::to_string(rows_needed) + "," +
+                       std::to_string(lanes_per_row) + "):(" + std::to_string(lanes_per_row) +
+                       ",1)";
   for (int lane = 0; lane < kWarpSize; ++lane) {
     access.lanes.push_back(
         {lane, {origin.row + lane / per_row, origin.col + lane % per_row * elems}});

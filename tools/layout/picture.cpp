@@ -53,15 +53,16 @@ int64_t bounded_size(const rt::IntTree& shape, int64_t limit) {
   return size;
 }
 
-std::string side_text(int64_t n) {
-  return n == std::numeric_limits<int64_t>::max() ? "more than " + std::to_string(kMaxGridSide)
+// bounded_size's answer as text: "more than LIMIT" for the saturated value.
+std::string size_text(int64_t n, int64_t limit) {
+  return n == std::numeric_limits<int64_t>::max() ? "more than " + std::to_string(limit)
                                                   : std::to_string(n);
 }
 
 void check_side(int64_t n, const std::string& which, const std::string& text) {
   if (n > kMaxGridSide) {
     throw PictureError("expected at most " + std::to_string(kMaxGridSide) + " " + which +
-                       ", found " + side_text(n) + " in '" + text +
+                       ", found " + size_text(n, kMaxGridSide) + " in '" + text +
                        "'; show a slice or a smaller tile of it");
   }
 }
@@ -193,8 +194,8 @@ Grid tv_grid(const rt::Value& value, int64_t tile_rows, int64_t tile_cols) {
   const int64_t values = bounded_size(layout.shape[1], kMaxPairs);
   if (threads > kMaxPairs || values > kMaxPairs || threads * values > kMaxPairs) {
     throw PictureError("expected at most " + std::to_string(kMaxPairs) +
-                       " (thread, value) pairs, found " + side_text(threads) + " x " +
-                       side_text(values) + " in '" + text + "'; show a smaller layout");
+                       " (thread, value) pairs, found " + size_text(threads, kMaxPairs) + " x " +
+                       size_text(values, kMaxPairs) + " in '" + text + "'; show a smaller layout");
   }
   Grid grid;
   grid.title =
