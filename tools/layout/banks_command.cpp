@@ -258,6 +258,12 @@ void add_banks_command(CLI::App& app, int& status) {
       ->capture_default_str();
   cmd->add_flag("--json", options->json, "one JSON object on one line");
   cmd->add_flag("--summary", options->summary, "phases and result only, no per-lane table");
+  cmd->footer(
+      "Examples:\n"
+      "  banks --preset ldmatrix-x4 --layout \"composition(Sw<3,3,3>, (8,64):(64,1))\"\n"
+      "  banks --preset ldmatrix-x4 --region 16,16 \"(128,32):(32,1)\"\n"
+      "  banks --threads \"(8,4):(4,1)\" --vector-bytes 16 \"(32,32):(32,1)\"\n"
+      "  banks --layout \"(8,64):(64,1)\" --vector-bytes 4 --lanes 0,0 0,0 1,2");
   cmd->callback([options, &status] { status = std::max(status, run_banks(*options)); });
 }
 

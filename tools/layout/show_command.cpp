@@ -73,6 +73,10 @@ void add_show_command(CLI::App& app, int& status) {
       ->delimiter(',');
   cmd->add_option("--svg", options->svg_file, "also write an SVG picture to FILE");
   cmd->add_option("--latex", options->latex_file, "also write a LaTeX (TikZ) picture to FILE");
+  cmd->footer(
+      "Examples:\n"
+      "  show \"composition(Sw<3,3,3>, (8,64):(64,1))\" --svg sw333.svg\n"
+      "  show --tv --tile 16,8 \"((4,8),(2,2)):((32,1),(16,8))\" --latex sm80_c.tex");
   cmd->callback([options, &status] { status = std::max(status, run_show(*options)); });
 }
 
