@@ -112,7 +112,7 @@ Layout left_inverse(const Layout& a);
 
 // ---- divide and product (runtime_divide.cpp, runtime_product.cpp) --------------------------
 
-// A o (B, complement(B, shape(A))): ((4,2,3):(2,1,8)) / (4:2) = ((2,2),(2,3)):((4,1),(2,8)).
+// A o (B, complement(B, size(A))): ((4,2,3):(2,1,8)) / (4:2) = ((2,2),(2,3)):((4,1),(2,8)).
 Layout logical_divide(const Layout& a, const Layout& b);
 Layout logical_divide(const Layout& a, const Tiler& b);  // by mode, extra modes kept
 Layout zipped_divide(const Layout& a, const Layout& b);  // ((tile),(rest))

@@ -7,13 +7,13 @@
 
 namespace tessel::rt {
 
-// CuTe (4.x): composition(A, make_layout(B, complement(B, shape(coalesce(A))))). The cotarget
-// is a shape, so the rest mode is ceil_div'ed mode by mode; for tilers that divide A it
-// equals complement(B, size(A)).
+// composition(A, make_layout(B, complement(B, size(A)))), as CuTe 3.x and the compile-time
+// algebra. (CuTe 4.x takes the complement up to shape(coalesce(A)), which ceil_divs mode by
+// mode; the two agree whenever B tiles A evenly.)
 Layout logical_divide(const Layout& a, const Layout& b) {
   validate(a, "logical_divide");
   validate(b, "logical_divide");
-  return composition(a, make_layout({b, complement(b, coalesce(a).shape)}));
+  return composition(a, make_layout({b, complement(b, IntTree(a.size()))}));
 }
 
 Layout logical_divide(const Layout& a, const Tiler& b) {

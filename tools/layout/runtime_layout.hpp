@@ -80,7 +80,7 @@ struct SwizzledLayout {
   int64_t size() const { return layout.size(); }
   // max value + 1 over the domain; enumerates it, so throws AlgebraError past kMaxEnumerated.
   int64_t cosize() const;
-  static constexpr int64_t kMaxEnumerated = int64_t{1} << 24;
+  static constexpr int64_t kMaxEnumerated = int64_t{1} << 20;
   int64_t operator()(int64_t index) const;
 };
 
