@@ -81,6 +81,15 @@ TEST(RuntimeAlgebra, CompositionShortcuts) {
   EXPECT_EQ(to_string(composition(L("4:2"), L("1:3"))), "1:6");  // integral A: N:(D*d)
   // A's trailing shape-1 mode still places indices past size(A) (CuTe's coalesce_x).
   EXPECT_EQ(to_string(composition(L("(4,1):(1,8)"), L("8:1"))), "(4,2):(1,8)");
+  // A size-1 mode of B never moves, whatever its stride.
+  EXPECT_EQ(to_string(composition(L("(5,3):(1,12)"), L("1:6"))), "1:0");
+}
+
+TEST(RuntimeAlgebra, CompositionTakesAShapeThatFitsInAMode) {
+  // 2 elements at stride 2 inside a mode of 6: a layout, though CuTe's static shape_div(2,3)
+  // would refuse it. Only a shape spilling into the next mode must be a multiple.
+  EXPECT_EQ(to_string(composition(L("(6,5):(1,10)"), L("2:2"))), "2:2");
+  EXPECT_EQ(to_string(composition(L("(6,5):(1,10)"), L("(2,5):(2,6)"))), "(2,5):(2,10)");
 }
 
 TEST(RuntimeAlgebra, CompositionByModeWithATiler) {

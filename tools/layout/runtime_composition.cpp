@@ -4,8 +4,8 @@
 // s0..s_{R-1} : d0..d_{R-1} and
 //   1. D is divided out of A's leading shapes ("stride divisibility": D and each s_i must
 //      divide one another while D lasts), e.g. 3 into (6,2) leaves (2,2) with strides (24,2);
-//   2. N is taken from what remains, mode by mode ("shape divisibility": N and each remaining
-//      s_i must divide one another), the rest of N going to A's last mode;
+//   2. N is taken from what remains, mode by mode ("shape divisibility": what is left of N
+//      must fit in s_i or be a multiple of it), the rest of N going to A's last mode;
 //   3. the pieces are coalesced from the back.
 #include <string>
 
@@ -35,6 +35,7 @@ Layout compose_mode(const Layout& lhs, const IntTree& rshape, const IntTree& rst
                        " is negative; composition needs non-negative strides on the right");
   }
   if (lhs.shape.is_leaf()) return {IntTree(n), IntTree(checked::mul(d, lhs.stride.value()))};
+  if (n == 1) return {IntTree(1), IntTree(0)};  // B never moves: its stride is irrelevant
 
   const std::vector<int64_t> s = leaves(lhs.shape), st = leaves(lhs.stride);
   const size_t r = s.size();
@@ -58,20 +59,25 @@ Layout compose_mode(const Layout& lhs, const IntTree& rshape, const IntTree& rst
     strides[i] = checked::mul(st[i], s[i] / shapes[i]);
   }
 
-  // 2. take the shape from what remains.
+  // 2. take the shape from what remains: all of it if it fits in this mode, else a multiple
+  // of the mode's shape (where CuTe's static shape_div would also demand the converse, e.g.
+  // 2 elements at stride 2 in a mode of 6, this accepts what is a layout).
   int64_t rest_shape = n;
   for (size_t i = 0; i + 1 < r; ++i) {
     const int64_t si = shapes[i];
-    if (!divide_each_other(si, rest_shape)) {
+    if (rest_shape <= si) {
+      shapes[i] = rest_shape;
+      rest_shape = 1;
+      continue;
+    }
+    if (rest_shape % si != 0) {
       throw AlgebraError("composition: shape divisibility violated: shape " + std::to_string(n) +
                          " of the right layout (" + std::to_string(rest_shape) +
-                         " left at this mode) and shape " + std::to_string(si) +
+                         " left at this mode) is not a multiple of shape " + std::to_string(si) +
                          " of the left layout's mode " + std::to_string(i) +
-                         " (after dividing out stride " + std::to_string(d) +
-                         ") do not divide each other" + lhs_note);
+                         " (after dividing out stride " + std::to_string(d) + ")" + lhs_note);
     }
-    shapes[i] = std::min(si, rest_shape);
-    rest_shape = shape_div(rest_shape, si);
+    rest_shape /= si;
   }
   shapes[r - 1] = rest_shape;
   strides[r - 1] = checked::mul(rest_stride, st[r - 1]);
