@@ -43,6 +43,8 @@ TEST(IntTuple, PrefixProductsAndCompactStrides) {
   EXPECT_EQ(to_string(compact_col_major(s)), "(1,(2,6))");
   EXPECT_EQ(to_string(compact_row_major(s)), "(12,(4,1))");
   static_assert(is_static_v<decltype(compact_col_major(make_shape(_2{}, _4{})))>);
+  EXPECT_EQ(to_string(compact_col_major(make_shape(_4{}, _1{}, _2{}))), "(1,0,4)");
+  EXPECT_EQ(to_string(compact_row_major(make_shape(_4{}, _1{}, _2{}))), "(2,0,1)");
 }
 
 TEST(IntTuple, ShapeDiv) {

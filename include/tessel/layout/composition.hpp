@@ -5,7 +5,7 @@
 // it steps over ("stride divisibility"), and where B's size spans more than one of A's modes
 // the mode it leaves must divide B's remaining size ("shape divisibility"). Static violations
 // fail to compile with that name; dynamic ones raise layout_error. A's last mode is
-// unbounded, so B may run past size(A).
+// unbounded, so B may run past size(A): A∘B(i) == A(B(i)) there too.
 #pragma once
 
 #include "coalesce.hpp"
@@ -91,14 +91,35 @@ TESSEL_HOST_DEVICE constexpr auto compose_step(State const& state, Mode const& m
   }
 }
 
-// A ∘ (n:r) for an integral n and r, and the usage of the modes of coalesce(A) but the last.
+// coalesce(A), except that a last mode of size 1 counts as size 2 so that its stride survives:
+// B may run past size(A), and A's own last mode is what continues there (as CuTe does).
+template <class S, class D>
+TESSEL_HOST_DEVICE constexpr auto coalesce_keep_last(Layout<S, D> const& lhs) {
+  auto fs = flatten_to_tuple(lhs.shape());
+  constexpr std::size_t R = tuple_size_v<decltype(fs)>;
+  auto last = get<R - 1>(fs);
+  auto widened = [&] {
+    if constexpr (is_const_v<1, decltype(last)>) {
+      return C<2>{};
+    } else if constexpr (is_static_v<decltype(last)>) {
+      return last;
+    } else {
+      return select(last == 1, 2, last);
+    }
+  }();
+  return coalesce(make_layout(replace<R - 1>(fs, widened), flatten_to_tuple(lhs.stride())));
+}
+
+// A ∘ (n:r) for an integral n and r, and the usage of the modes of A (coalesced) but the last.
 template <class S, class D, class N, class R>
 TESSEL_HOST_DEVICE constexpr auto compose_integral(Layout<S, D> const& lhs, N n, R r) {
-  auto a = coalesce(lhs);
+  auto a = coalesce_keep_last(lhs);
   auto modes = flat_modes(a);
   constexpr std::size_t K = tuple_size_v<decltype(modes)>;
   if constexpr (is_const_v<0, R>) {
     return make_tuple(make_layout(n, C<0>{}), repeat<K - 1>(C<0>{}));
+  } else if constexpr (K == 1) {  // A is a single mode s:d: B just scales its stride
+    return make_tuple(make_layout(n, r * get<0, 1>(modes)), tuple<>{});
   } else {
     auto state = fold(take<0, K - 1>(modes), make_tuple(tuple<>{}, n, r, tuple<>{}),
                       [](auto const& st, auto const& m) { return compose_step(st, m); });
@@ -136,7 +157,7 @@ TESSEL_HOST_DEVICE constexpr void check_modes_no_carry(Sizes const& sizes, Usage
 
 template <class S, class D, class Usages>
 TESSEL_HOST_DEVICE constexpr void check_no_carry(Layout<S, D> const& lhs, Usages const& usages) {
-  auto sizes = transform(flat_modes(coalesce(lhs)), [](auto const& m) { return get<0>(m); });
+  auto sizes = transform(flat_modes(coalesce_keep_last(lhs)), [](auto const& m) { return get<0>(m); });
   constexpr std::size_t K = tuple_size_v<decltype(sizes)>;
   check_modes_no_carry(sizes, usages, std::make_index_sequence<K - 1>{});
 }
@@ -172,10 +193,10 @@ TESSEL_HOST_DEVICE constexpr auto composition(Layout<SA, DA> const& a, Layout<SB
   return detail::compose_modes(a, b.shape(), b.stride());
 }
 
-// A ∘ N for an integer N: the first N offsets, as N:1.
+// A ∘ N for an integer N: A ∘ make_layout(N), the first N offsets (N:1; a static 1 is 1:0).
 template <class SA, class DA, Integral N>
 TESSEL_HOST_DEVICE constexpr auto composition(Layout<SA, DA> const& a, N const& n) {
-  return composition(a, make_layout(n, C<1>{}));
+  return composition(a, make_layout(n));
 }
 
 // By-mode composition with a tiler [B0, B1, ...] (a tuple of layouts, integers, `_` or

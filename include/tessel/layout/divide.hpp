@@ -10,11 +10,11 @@
 namespace tessel {
 
 namespace detail {
-// A tiler entry as a layout: an integer N means N:1.
+// A tiler entry as a layout: an integer N means make_layout(N), i.e. N:1.
 template <class T>
 TESSEL_HOST_DEVICE constexpr auto as_tile_layout(T const& t) {
   if constexpr (Integral<T>) {
-    return make_layout(t, C<1>{});
+    return make_layout(t);
   } else {
     return t;
   }

@@ -156,10 +156,26 @@ TESSEL_HOST_DEVICE constexpr auto prefix_product(T const& t, Init const& init = 
 struct LayoutLeft {};
 struct LayoutRight {};
 
-// compact_col_major((2,(3,4))) == (1,(2,6)).
+namespace detail {
+// A static mode of size 1 gets stride 0 (as in CuTe): its only coordinate is 0 anyway, and a
+// 0 stride lets coalesce and filter see that it contributes nothing.
+template <class Shape, class Stride>
+TESSEL_HOST_DEVICE constexpr auto zero_unit_strides(Shape const& shape, Stride const& stride) {
+  if constexpr (is_tuple_v<Shape>) {
+    return transform(shape, stride, [](auto const& s, auto const& d) { return zero_unit_strides(s, d); });
+  } else if constexpr (is_const_v<1, Shape>) {
+    return C<0>{};
+  } else {
+    return stride;
+  }
+}
+}  // namespace detail
+
+// compact_col_major((2,(3,4))) == (1,(2,6)); compact_col_major((4,1,2)) == (1,0,4) for a
+// static 1.
 template <class Shape>
 TESSEL_HOST_DEVICE constexpr auto compact_col_major(Shape const& shape) {
-  return prefix_product(shape);
+  return detail::zero_unit_strides(shape, prefix_product(shape));
 }
 
 namespace detail {
@@ -178,7 +194,8 @@ TESSEL_HOST_DEVICE constexpr auto reverse_tree(T const& t) {
 // compact_row_major((2,(3,4))) == (12,(4,1)): the rightmost mode varies fastest.
 template <class Shape>
 TESSEL_HOST_DEVICE constexpr auto compact_row_major(Shape const& shape) {
-  return detail::reverse_tree(prefix_product(detail::reverse_tree(shape)));
+  return detail::zero_unit_strides(shape,
+                                   detail::reverse_tree(prefix_product(detail::reverse_tree(shape))));
 }
 
 // ---- shape division -----------------------------------------------------------------------

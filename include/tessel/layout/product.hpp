@@ -40,13 +40,9 @@ TESSEL_HOST_DEVICE constexpr auto flat_product(Layout<S, D> const& a, Tiler cons
 }
 
 namespace detail {
-template <class L>
-TESSEL_HOST_DEVICE constexpr auto unwrap_layout(L const& l) {
-  return make_layout(unwrap(l.shape()), unwrap(l.stride()));
-}
-
 // Both layouts padded to the same rank with 1:0 modes, then their logical product zipped
-// mode by mode: mode i = (block_i, tiler-part_i) or, raked, (tiler-part_i, block_i).
+// mode by mode: mode i = (block_i, tiler-part_i) or, raked, (tiler-part_i, block_i); each
+// mode is then coalesced on its own (as current CuTe does).
 template <bool Raked, class SA, class DA, class SB, class DB>
 TESSEL_HOST_DEVICE constexpr auto rank_product(Layout<SA, DA> const& block,
                                                Layout<SB, DB> const& tiler) {
@@ -66,13 +62,14 @@ TESSEL_HOST_DEVICE constexpr auto rank_product(Layout<SA, DA> const& block,
       return make_tuple(make_layout(get<0, Is>(p), get<1, Is>(p))...);
     }
   }(std::make_index_sequence<R>{});
-  return unwrap_layout(layout_of_modes(zipped));
+  return coalesce(layout_of_modes(zipped), repeat<R>(C<1>{}));
 }
 
 }  // namespace detail
 
 // Each element of the tiler becomes a copy of the block, blocks contiguous per mode:
-// blocked_product((2,5):(5,1), (3,4):(1,3)) -> ((2,3),(5,4)):((5,10),(1,30)).
+// blocked_product((2,5):(5,1), (3,4):(1,3)) -> (6,(5,4)):(5,(1,30)) (mode 0 = (2,3):(5,10)
+// merged).
 template <class SA, class DA, class SB, class DB>
 TESSEL_HOST_DEVICE constexpr auto blocked_product(Layout<SA, DA> const& block,
                                                   Layout<SB, DB> const& tiler) {
