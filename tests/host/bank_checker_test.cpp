@@ -4,6 +4,8 @@
 #include "bank_checker.hpp"
 
 #include <gtest/gtest.h>
+
+#include "tool_test_util.hpp"
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -16,6 +18,10 @@ namespace tessel::tool {
 namespace {
 
 using rt::IntTree;
+using test::expect_golden;
+using test::read_file;
+using test::run_tool;
+using test::ToolRun;
 
 // (rows, cols):(row_stride, col_stride)
 rt::Layout layout2(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
@@ -211,37 +217,6 @@ TEST(BankChecker, RejectsBadInputWithMessages) {
 }
 
 // ---- the command line -------------------------------------------------------------------
-
-struct ToolRun {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-ToolRun run_tool(const std::string& args) {
-  ToolRun run;
-  FILE* pipe = popen((std::string(TESSEL_LAYOUT_BIN) + " " + args + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.output.append(buffer, n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
-
-// Compares with tests/host/data/NAME; TESSEL_UPDATE_GOLDEN=1 rewrites the file instead.
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(TESSEL_TEST_DATA) + "/" + name;
-  if (std::getenv("TESSEL_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream file(path, std::ios::binary);
-  ASSERT_TRUE(file) << "missing golden file " << path
-                    << " (run with TESSEL_UPDATE_GOLDEN=1 to create it)";
-  std::stringstream expected;
-  expected << file.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
-}
 
 TEST(BanksCommand, DemoInvocationsMatchGoldenOutput) {
   const ToolRun plain = run_tool("banks --preset ldmatrix-x4 --layout '(8,64):(64,1)'");

@@ -3,6 +3,8 @@
 #include "eval_command.hpp"
 
 #include <gtest/gtest.h>
+
+#include "tool_test_util.hpp"
 #include <sys/wait.h>
 
 #include <array>
@@ -14,56 +16,36 @@
 namespace tessel::tool {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::read_file;
 
-struct BinaryRun {
-  std::string out;
-  int status = -1;
-};
+// The binary's stdout; stderr is discarded.
+test::ToolRun run_binary(const std::string& args) { return test::run_tool(args, false); }
 
-// Runs the binary through the shell; stderr is discarded.
-BinaryRun run_binary(const std::string& args) {
-  const std::string command = std::string(TESSEL_LAYOUT_BIN) + " " + args + " 2>/dev/null";
-  BinaryRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 const std::string kData = TESSEL_TEST_DATA;
 
 TEST(EvalCommand, TextOutputMatchesTheGoldenFile) {
-  const BinaryRun r = run_binary("eval - < " + kData + "/eval_inputs.txt");
-  EXPECT_EQ(r.out, read_file(kData + "/eval_expected.txt"));
+  const test::ToolRun r = run_binary("eval - < " + kData + "/eval_inputs.txt");
+  EXPECT_EQ(r.output, read_file(kData + "/eval_expected.txt"));
   EXPECT_EQ(r.status, 1) << "the last input is invalid";
 }
 
 TEST(EvalCommand, JsonOutputMatchesTheGoldenFile) {
-  const BinaryRun r = run_binary("eval --json - < " + kData + "/eval_inputs.txt");
-  EXPECT_EQ(r.out, read_file(kData + "/eval_expected.jsonl"));
+  const test::ToolRun r = run_binary("eval --json - < " + kData + "/eval_inputs.txt");
+  EXPECT_EQ(r.output, read_file(kData + "/eval_expected.jsonl"));
   EXPECT_EQ(r.status, 1);
 }
 
 TEST(EvalCommand, ArgumentsAreEvaluatedInOrderAndTilersAreNotSplit) {
-  const BinaryRun r = run_binary("eval '[4:1,8:1]' '(4,2)' 'size((4,2))'");
-  EXPECT_EQ(r.out, "[4:1,8:1]\n(4,2):(1,4)\n8\n");
+  const test::ToolRun r = run_binary("eval '[4:1,8:1]' '(4,2)' 'size((4,2))'");
+  EXPECT_EQ(r.output, "[4:1,8:1]\n(4,2):(1,4)\n8\n");
   EXPECT_EQ(r.status, 0);
 }
 
 TEST(EvalCommand, ErrorsGiveANonZeroStatusAfterEvaluatingEverything) {
-  const BinaryRun r = run_binary("eval --json 'foo(1)' '4:1'");
-  EXPECT_NE(r.out.find("\"error\":\"unknown function 'foo'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"layout\":\"4:1\""), std::string::npos) << r.out;
+  const test::ToolRun r = run_binary("eval --json 'foo(1)' '4:1'");
+  EXPECT_NE(r.output.find("\"error\":\"unknown function 'foo'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"layout\":\"4:1\""), std::string::npos) << r.output;
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(run_binary("eval").status, 2) << "no expression at all";
 }

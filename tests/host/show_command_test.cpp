@@ -1,6 +1,8 @@
 // Pictures of layouts (tools/layout/picture.hpp) and `tessel-layout show`: offset tables,
 // thread/value tiles, and their SVG and LaTeX forms (checked for structure, not pixels).
 #include <gtest/gtest.h>
+
+#include "tool_test_util.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +20,10 @@ namespace tessel::tool {
 namespace {
 
 using rt::IntTree;
+using test::expect_golden;
+using test::read_file;
+using test::run_tool;
+using test::ToolRun;
 
 rt::Layout layout2(IntTree shape0, IntTree shape1, IntTree stride0, IntTree stride1) {
   return {IntTree::tuple({shape0, shape1}), IntTree::tuple({stride0, stride1})};
@@ -205,44 +211,6 @@ TEST(RenderLatex, IsAStandaloneTikzPictureWithOneRectanglePerCell) {
 }
 
 // ---- the command line -------------------------------------------------------------------
-
-struct ToolRun {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-ToolRun run_tool(const std::string& args) {
-  ToolRun run;
-  FILE* pipe = popen((std::string(TESSEL_LAYOUT_BIN) + " " + args + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.output.append(buffer, n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
-
-// Compares with tests/host/data/NAME; TESSEL_UPDATE_GOLDEN=1 rewrites the file instead.
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(TESSEL_TEST_DATA) + "/" + name;
-  if (std::getenv("TESSEL_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream file(path, std::ios::binary);
-  ASSERT_TRUE(file) << "missing golden file " << path
-                    << " (run with TESSEL_UPDATE_GOLDEN=1 to create it)";
-  std::stringstream expected;
-  expected << file.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "differs from " << path;
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 TEST(ShowCommand, SwizzledTileMatchesGoldenOutput) {
   const ToolRun run = run_tool("show 'composition(Sw<3,3,3>, (8,64):(64,1))'");
