@@ -8,29 +8,9 @@
 namespace tessel {
 namespace {
 
+using test::random_layout;
 using test::Rng;
 using test::values;
-
-// Fills every integer of a skeleton IntTuple with gen().
-template <class T, class Gen>
-auto fill(T const& skeleton, Gen&& gen) {
-  if constexpr (is_tuple_v<T>) {
-    return transform(skeleton, [&](auto const& x) { return fill(x, gen); });
-  } else {
-    return static_cast<int>(gen());
-  }
-}
-
-int random_stride(Rng& rng) {
-  static constexpr int kStrides[] = {0, 1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
-  return kStrides[rng.uniform(0, int(std::size(kStrides)) - 1)];
-}
-
-template <class Skeleton>
-auto random_layout(Skeleton const& k, Rng& rng) {
-  return make_layout(fill(k, [&] { return rng.uniform(1, 6); }),
-                     fill(k, [&] { return random_stride(rng); }));
-}
 
 // The nestings the properties run over.
 const auto kRank1 = 0;

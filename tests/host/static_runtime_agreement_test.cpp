@@ -157,22 +157,6 @@ TEST(StaticRuntimeAgreement, CuratedStaticCasesPrintTheSame) {
 
 // ---- dynamic integers over random layouts --------------------------------------------------
 
-template <class T, class Gen>
-auto fill(T const& skeleton, Gen&& gen) {
-  if constexpr (is_tuple_v<T>) {
-    return transform(skeleton, [&](auto const& x) { return fill(x, gen); });
-  } else {
-    return static_cast<int>(gen());
-  }
-}
-
-template <class Skeleton>
-auto random_layout(Skeleton const& k, test::Rng& rng) {
-  static constexpr int kStrides[] = {0, 1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
-  return make_layout(fill(k, [&] { return rng.uniform(1, 6); }),
-                     fill(k, [&] { return kStrides[rng.uniform(0, 11)]; }));
-}
-
 // The run-time function of an expression, or nothing when it is rejected.
 std::optional<std::vector<long long>> runtime_values(std::string const& expr) {
   try {
@@ -205,8 +189,8 @@ TEST(StaticRuntimeAgreement, RandomDynamicLayoutsGiveTheSameFunctionsAndErrors) 
     for_each(skeletons, [&](auto kb) {
       test::Rng rng(9000 + both_ok);
       for (int c = 0; c < 150; ++c) {
-        auto a = random_layout(ka, rng);
-        auto b = random_layout(kb, rng);
+        auto a = test::random_layout(ka, rng);
+        auto b = test::random_layout(kb, rng);
         std::string ta = to_string(a), tb = to_string(b);
         auto check = [&](std::string const& expr, auto&& f) {
           auto s = static_values(f);

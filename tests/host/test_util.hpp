@@ -44,4 +44,23 @@ struct Rng {
   std::mt19937 engine;
 };
 
+// Fills every integer of a skeleton IntTuple with gen(): the skeleton fixes the nesting,
+// gen() the values.
+template <class T, class Gen>
+auto fill(T const& skeleton, Gen&& gen) {
+  if constexpr (is_tuple_v<T>) {
+    return transform(skeleton, [&](auto const& x) { return fill(x, gen); });
+  } else {
+    return static_cast<int>(gen());
+  }
+}
+
+// Shapes 1..6; strides with 0, 1 and gaps.
+template <class Skeleton>
+auto random_layout(Skeleton const& k, Rng& rng) {
+  static constexpr int kStrides[] = {0, 1, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+  return make_layout(fill(k, [&] { return rng.uniform(1, 6); }),
+                     fill(k, [&] { return kStrides[rng.uniform(0, int(std::size(kStrides)) - 1)]; }));
+}
+
 }  // namespace tessel::test
