@@ -14,7 +14,7 @@ using _6 = Int<6>;
 using _8 = Int<8>;
 
 template <class... Ts>
-auto S(Ts... ts) {
+constexpr auto S(Ts... ts) {
   return make_shape(ts...);
 }
 
@@ -157,6 +157,31 @@ TEST(Product, TileToShape) {
   auto smem = tile_to_shape(make_layout(S(_8{}, Int<64>{}), LayoutRight{}), S(Int<128>{}, Int<64>{}, _3{}));
   EXPECT_EQ(to_string(smem), "(128,64,3):(64,1,8192)");
   EXPECT_THROW(tile_to_shape(make_layout(S(2, 2)), S(4, 5)), LayoutError);
+}
+
+// Fully static inputs give fully static results: the whole algebra folds at compile time.
+TEST(StaticFolding, EveryOperationOfStaticLayoutsIsStatic) {
+  constexpr auto a = make_layout(S(_4{}, _8{}), LayoutRight{});
+  constexpr auto b = make_layout(S(_2{}, _4{}), S(_8{}, _1{}));
+  auto is_static_layout = [](auto const& l) {
+    return is_static_v<decltype(l.shape())> && is_static_v<decltype(l.stride())>;
+  };
+  static_assert(is_static_layout(coalesce(a)));
+  static_assert(is_static_layout(filter(a)));
+  static_assert(is_static_layout(composition(a, b)));
+  static_assert(is_static_layout(complement(b, Int<64>{})));
+  static_assert(is_static_layout(right_inverse(a)));
+  static_assert(is_static_layout(left_inverse(b)));
+  static_assert(is_static_layout(logical_divide(a, make_tuple(_2{}, _4{}))));
+  static_assert(is_static_layout(zipped_divide(a, b)));
+  static_assert(is_static_layout(logical_product(a, b)));
+  static_assert(is_static_layout(blocked_product(a, b)));
+  static_assert(is_static_layout(raked_product(a, b)));
+  static_assert(is_static_layout(tile_to_shape(a, S(Int<16>{}, Int<16>{}))));
+  static_assert(is_static_layout(upcast<2>(a)));
+  // ... and their values are constant expressions.
+  static_assert(composition(a, b)(5) == a(b(5)));
+  static_assert(decltype(size(logical_product(a, b)))::value == 32 * 8);
 }
 
 TEST(Recast, UpcastAndDowncast) {
