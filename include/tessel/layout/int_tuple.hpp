@@ -355,6 +355,11 @@ template <class... Ts>
 TESSEL_HOST_DEVICE constexpr auto make_coord(Ts const&... ts) {
   return make_tuple(ts...);
 }
+// A projection for local_tile: make_step(Int<1>{}, _, Int<1>{}) keeps modes 0 and 2.
+template <class... Ts>
+TESSEL_HOST_DEVICE constexpr auto make_step(Ts const&... ts) {
+  return make_tuple(ts...);
+}
 template <class... Ts>
 using Shape = tuple<Ts...>;
 template <class... Ts>
