@@ -130,6 +130,22 @@ TEST(Divide, ZippedTiledFlat) {
   EXPECT_EQ(to_string(flat_divide(m, tiler)), "(3,4,4,2):(1,12,3,48)");
 }
 
+// A nested tiler unzips recursively; `_` keeps a mode and splits it as it stands (CuTe's
+// TiledMMA: ((ThrV,FrgV),(RestM,RestN)) / [_, [ThrM, ThrN]]).
+TEST(Divide, ZippedWithANestedTiler) {
+  auto tv = make_layout(S(S(_4{}, _2{}), S(_8{}, Int<6>{})), S(S(_1{}, _4{}), S(_8{}, Int<64>{})));
+  auto z = zipped_divide(tv, make_tuple(_, make_tuple(_2{}, _3{})));
+  EXPECT_EQ(to_string(z), "((4,(2,3)),(2,(4,2))):((1,(8,64)),(4,(16,192)))");
+  for (int t = 0; t < 4; ++t)
+    for (int m = 0; m < 2; ++m)
+      for (int n = 0; n < 3; ++n)
+        for (int v = 0; v < 2; ++v)
+          for (int rm = 0; rm < 4; ++rm)
+            for (int rn = 0; rn < 2; ++rn)
+              EXPECT_EQ(z(make_coord(make_coord(t, make_coord(m, n)), make_coord(v, make_coord(rm, rn)))),
+                        tv(make_coord(make_coord(t, v), make_coord(m + 2 * rm, n + 3 * rn))));
+}
+
 TEST(Product, LogicalBlockedRaked) {
   EXPECT_EQ(to_string(logical_product(make_layout(S(_2{}, _2{}), S(_4{}, _1{})), make_layout(_6{}, _1{}))),
             "((2,2),(2,3)):((4,1),(2,8))");

@@ -40,21 +40,38 @@ TESSEL_HOST_DEVICE constexpr auto by_mode(Layout<S, D> const& a, Tiler const& ti
   return layout_of_modes(tuple_cat(done, rest));
 }
 
-// Regroups ((t0,r0),(t1,r1),...,x,...) into ((t0,t1,...),(r0,r1,...,x,...)) for a tiler of
-// rank R.
-template <std::size_t R, class L>
-TESSEL_HOST_DEVICE constexpr auto zip_tiles(L const& l) {
-  constexpr std::size_t N = rank_t<decltype(l.shape())>::value;
-  auto tiles = [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-    return make_tuple(get<Is, 0>(l)...);
+// Splits a divided (or multiplied) layout into (tiles, rests) following the tiler: mode i of
+// ((t0,r0),(t1,r1),...,x,...) gives t_i to the tiles and r_i to the rests; modes past the
+// tiler go to the rests. A nested tiler entry splits its mode recursively, so tiling
+// ((a,b)) by [_, [4,2]] gives ((A0,(B0,C0)),(A1,(B1,C1))).
+template <class L, class Tiler>
+TESSEL_HOST_DEVICE constexpr auto unzip_tiles(L const& l, Tiler const& tiler) {
+  constexpr std::size_t R = tuple_size_v<Tiler>;
+  constexpr std::size_t N = rank_t<std::remove_cvref_t<decltype(l.shape())>>::value;
+  auto parts = [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return make_tuple([&](auto const& mode, auto const& t) {
+      if constexpr (is_tuple_v<decltype(t)>) {
+        auto sub = unzip_tiles(mode, t);
+        return make_tuple(get<0>(sub), get<1>(sub));
+      } else if constexpr (rank_t<std::remove_cvref_t<decltype(mode.shape())>>::value == 1) {
+        return make_tuple(mode, make_layout(C<1>{}, C<0>{}));  // `_` over a single mode
+      } else {
+        return make_tuple(get<0>(mode), get<1>(mode));
+      }
+    }(get<Is>(l), get<Is>(tiler))...);
   }(std::make_index_sequence<R>{});
-  auto rests = [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-    return make_tuple(get<Is, 1>(l)...);
-  }(std::make_index_sequence<R>{});
+  auto tiles = transform(parts, [](auto const& p) { return get<0>(p); });
+  auto rests = transform(parts, [](auto const& p) { return get<1>(p); });
   auto others = [&]<std::size_t... Is>(std::index_sequence<Is...>) {
     return make_tuple(get<R + Is>(l)...);
   }(std::make_index_sequence<N - R>{});
-  return make_layout(layout_of_modes(tiles), layout_of_modes(tuple_cat(rests, others)));
+  return make_tuple(layout_of_modes(tiles), layout_of_modes(tuple_cat(rests, others)));
+}
+
+template <class L, class Tiler>
+TESSEL_HOST_DEVICE constexpr auto zip_tiles(L const& l, Tiler const& tiler) {
+  auto parts = unzip_tiles(l, tiler);
+  return make_layout(get<0>(parts), get<1>(parts));
 }
 
 // (A, (b0, b1, ...)) -> (A, b0, b1, ...): unpacks mode 1 one level.
@@ -100,7 +117,7 @@ TESSEL_HOST_DEVICE constexpr auto logical_divide(Layout<S, D> const& a, Tiler co
 template <class S, class D, class Tiler>
 TESSEL_HOST_DEVICE constexpr auto zipped_divide(Layout<S, D> const& a, Tiler const& tiler) {
   if constexpr (is_tuple_v<Tiler>) {
-    return detail::zip_tiles<tuple_size_v<Tiler>>(logical_divide(a, tiler));
+    return detail::zip_tiles(logical_divide(a, tiler), tiler);
   } else {
     return logical_divide(a, tiler);
   }

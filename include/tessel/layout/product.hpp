@@ -21,7 +21,7 @@ TESSEL_HOST_DEVICE constexpr auto logical_product(Layout<S, D> const& a, Tiler c
 template <class S, class D, class Tiler>
 TESSEL_HOST_DEVICE constexpr auto zipped_product(Layout<S, D> const& a, Tiler const& tiler) {
   if constexpr (is_tuple_v<Tiler>) {
-    return detail::zip_tiles<tuple_size_v<Tiler>>(logical_product(a, tiler));
+    return detail::zip_tiles(logical_product(a, tiler), tiler);
   } else {
     return logical_product(a, tiler);
   }
