@@ -355,6 +355,11 @@ template <class... Ts>
 TESSEL_HOST_DEVICE constexpr auto make_coord(Ts const&... ts) {
   return make_tuple(ts...);
 }
+// A by-mode tiler: make_tile(Layout<_8>{}, _) tiles mode 0 and keeps mode 1.
+template <class... Ts>
+TESSEL_HOST_DEVICE constexpr auto make_tile(Ts const&... ts) {
+  return make_tuple(ts...);
+}
 // A projection for local_tile: make_step(Int<1>{}, _, Int<1>{}) keeps modes 0 and 2.
 template <class... Ts>
 TESSEL_HOST_DEVICE constexpr auto make_step(Ts const&... ts) {
