@@ -238,6 +238,47 @@ TEST(ShowCommand, WritesSvgAndLatexFiles) {
   std::filesystem::remove_all(dir);
 }
 
+// --atom reads the layout and tile from the atom's MmaTraits: the C operand of m16n8k16 is the
+// same picture as the hand-written TV layout above.
+TEST(ShowCommand, AtomCOperandMatchesTheHandWrittenTvLayout) {
+  const ToolRun run = run_tool("show --atom sm80_16x8x16_f32f16f16f32:C");
+  EXPECT_EQ(run.status, 0) << run.output;
+  expect_golden("show_tv_sm80_16x8x16_c.txt", run.output);
+}
+
+TEST(ShowCommand, AtomOperandsUseTheirOwnTiles) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"show --atom sm80_16x8x16_f32f16f16f32:A",
+       "((4,8),(2,2,2)):((32,1),(16,8,128)) over a 16x16 tile"},
+      {"show --atom sm80_16x8x16_f32bf16bf16f32:B",
+       "((4,8),(2,2)):((16,1),(8,64)) over a 8x16 tile"},
+      {"show --atom sm80_16x8x8_f32f16f16f32:A", "((4,8),(2,2)):((32,1),(16,8)) over a 16x8 tile"},
+      {"show --atom sm80_16x8x8_f32bf16bf16f32:B", "((4,8),2):((16,1),8) over a 8x8 tile"},
+      {"show --atom sm80_16x8x16_f16f16f16f16:C", "((4,8),(2,2)):((32,1),(16,8)) over a 16x8 tile"},
+  };
+  for (auto [args, first_line] : cases) {
+    const ToolRun run = run_tool(args);
+    EXPECT_EQ(run.status, 0) << args << "\n" << run.output;
+    EXPECT_EQ(run.output.substr(0, run.output.find('\n')), first_line) << args;
+  }
+}
+
+TEST(ShowCommand, BadAtomFailsWithAMessage) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"show --atom nope:A", "known atoms: sm80_16x8x16_f32f16f16f32"},
+      {"show --atom sm80_16x8x16_f32f16f16f32", "NAME:A, NAME:B or NAME:C"},
+      {"show --atom sm80_16x8x16_f32f16f16f32:D", "NAME:A, NAME:B or NAME:C"},
+      {"show --atom sm80_16x8x16_f32f16f16f32:C '(4,4)'", "drop the expression"},
+      {"show --atom sm80_16x8x16_f32f16f16f32:C --tv --tile 16,8", "drop the expression"},
+      {"show", "needs a layout expression, or --atom"},
+  };
+  for (auto [args, needle] : cases) {
+    const ToolRun run = run_tool(args);
+    EXPECT_NE(run.status, 0) << args;
+    EXPECT_NE(run.output.find(needle), std::string::npos) << args << "\n" << run.output;
+  }
+}
+
 TEST(ShowCommand, BadInputFailsWithAMessage) {
   const std::pair<const char*, const char*> cases[] = {
       {"show '(2,2,2):(1,2,4)'", "group the modes"},
