@@ -118,7 +118,7 @@ struct TiledCopy {
     // ((thread), (value)) grouped as ((atom thread, rest thread), (atom value, rest value))
     auto thrval2mn = coalesce(detail::transpose_modes(trg_tv), make_shape(C<1>{}, make_shape(C<1>{}, C<1>{})));
     auto tv = composition(tiled, make_tile(thrval2mn, _));  // ((thread, value), rest)
-    return make_layout(get<0, 0>(tv), get<0, 1>(tv), get<1>(tv));
+    return transform_inner(tv, [](auto const& l) { return make_layout(get<0, 0>(l), get<0, 1>(l), get<1>(l)); });
   }
 };
 

@@ -29,9 +29,9 @@ TESSEL_HOST_DEVICE constexpr auto static_stride_order() {
     ((d[Is] = std::remove_cvref_t<decltype(get<Is>(Strides{}))>::value), ...);
   }(std::make_index_sequence<R>{});
   Array<std::size_t, R> order{};
-  for (std::size_t i = 0; i < R; ++i) order[i] = i;
-  for (std::size_t i = 1; i < R; ++i) {  // insertion sort: stable, constexpr
-    for (std::size_t j = i; j > 0 && d[order[j]] < d[order[j - 1]]; --j) {
+  for (int i = 0; i < int(R); ++i) order[i] = std::size_t(i);
+  for (int i = 1; i < int(R); ++i) {  // insertion sort: stable, constexpr
+    for (int j = i; j > 0 && d[order[j]] < d[order[j - 1]]; --j) {
       auto t = order[j];
       order[j] = order[j - 1];
       order[j - 1] = t;

@@ -77,6 +77,20 @@ TESSEL_HOST_DEVICE constexpr auto composition(ComposedLayout<A, O, L> const& c, 
   return ComposedLayout<A, O, decltype(inner)>{c.outer(), c.offset(), inner};
 }
 
+// f applied to the layout part: f(l) for a Layout; for outer ∘ offset ∘ inner, the same
+// outer function and offset over f(inner). For restructuring that keeps the codomain
+// (regrouping modes), so that it works on swizzled layouts too.
+template <class L, class F>
+TESSEL_HOST_DEVICE constexpr auto transform_inner(L const& l, F&& f) {
+  if constexpr (is_composed_layout<L>::value) {
+    auto inner = f(l.inner());
+    return ComposedLayout<std::remove_cvref_t<decltype(l.outer())>, std::remove_cvref_t<decltype(l.offset())>,
+                          decltype(inner)>{l.outer(), l.offset(), inner};
+  } else {
+    return f(l);
+  }
+}
+
 // The divisions and tile_to_shape act on the inner layout and keep the outer function.
 #define TESSEL_COMPOSED_FORWARD(NAME)                                                        \
   template <class A, class O, class L, class Tiler>                                          \

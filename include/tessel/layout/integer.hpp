@@ -27,7 +27,11 @@ using false_c = C<false>;
 
 // `_`: "all of this mode" when slicing; `Underscore{}` in a tiler keeps a mode untouched.
 struct Underscore {};
+#if defined(__CUDA_ARCH__)
+static constexpr __device__ Underscore _{};  // device pass: a device-side constant
+#else
 inline constexpr Underscore _{};
+#endif
 
 // ---- traits ------------------------------------------------------------------------------
 template <class T>

@@ -1,0 +1,60 @@
+// Executing copies: copy(atom_or_tiled_copy, src, dst) runs the atom's instruction over a
+// thread's partitions (V, Rest...), one atom's worth of values at a time. The atom's values
+// must be contiguous on both sides (e.g. 8 halves of one 16-byte row): they are handed to
+// the instruction as its registers (SRegisters / DRegisters).
+#pragma once
+
+#include <type_traits>
+
+#include "copy_atom.hpp"
+#include "tiled_copy.hpp"
+
+namespace tessel {
+
+namespace detail {
+// Views a tensor's (V, Rest...) as (AtomV, Rest): the atom's values first, everything else
+// (the rest of V and all other modes) flattened into one mode.
+template <int AtomV, class T>
+TESSEL_HOST_DEVICE constexpr auto group_atom_values(T&& t) {
+  auto grouped = transform_inner(t.layout(), [](auto const& l) {
+    auto v = zipped_divide(get<0>(make_layout(wrap(l.shape()), wrap(l.stride()))), make_layout(C<AtomV>{}));
+    constexpr std::size_t R = rank_t<std::remove_cvref_t<decltype(l.shape())>>::value;
+    auto rest = [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      return make_layout(get<1>(v), get<1 + Is>(l)...);
+    }(std::make_index_sequence<R - 1>{});
+    return make_layout(get<0>(v), rest);
+  });
+  return make_tensor(t.data(), grouped);  // (AtomV, Rest)
+}
+
+template <class Op, class S, class D>
+TESSEL_HOST_DEVICE void call_copy_op(S const& src, D& dst) {
+  using SReg = std::remove_extent_t<typename Op::SRegisters>;
+  using DRegs = typename Op::DRegisters;
+  using DReg = std::remove_extent_t<DRegs>;
+  auto const& s = *reinterpret_cast<SReg const*>(&src);
+  if constexpr (requires(DRegs& d) { Op::copy(s, d); }) {
+    Op::copy(s, *reinterpret_cast<DRegs*>(&dst));  // warp-collective: registers as an array
+  } else {
+    Op::copy(s, *reinterpret_cast<DReg*>(&dst));
+  }
+}
+}  // namespace detail
+
+// One thread's copy: src and dst are its partitions (CPY_V, CPY_M, CPY_N, ...).
+template <class Op, class T, class STensor, class DTensor>
+TESSEL_HOST_DEVICE void copy(CopyAtom<Op, T> const&, STensor const& src, DTensor&& dst) {
+  constexpr int kAtomV = CopyAtom<Op, T>::kNumValues;
+  auto s = detail::group_atom_values<kAtomV>(src);  // (AtomV, Rest)
+  auto d = detail::group_atom_values<kAtomV>(dst);
+  for (int i = 0; i < int(size<1>(s)); ++i) {
+    detail::call_copy_op<Op>(s(make_coord(0, i)), d(make_coord(0, i)));
+  }
+}
+
+template <class Atom, class LayoutTV, class Tiler, class STensor, class DTensor>
+TESSEL_HOST_DEVICE void copy(TiledCopy<Atom, LayoutTV, Tiler> const&, STensor const& src, DTensor&& dst) {
+  copy(Atom{}, src, dst);
+}
+
+}  // namespace tessel
