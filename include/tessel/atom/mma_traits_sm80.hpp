@@ -49,79 +49,58 @@ using FragmentB8x16 = Layout<Shape<Shape<Int<4>, Int<8>>, Shape<Int<2>, Int<2>>>
 // Lane 5 holds (n,k) = (1,2) (1,3).
 using FragmentB8x8 =
     Layout<Shape<Shape<Int<4>, Int<8>>, Int<2>>, Stride<Stride<Int<16>, Int<1>>, Int<8>>>;
+
+// The fragments of an m16n8k16 instruction, for accumulator type Acc (D and C) and input type
+// In (A and B).
+template <class Acc, class In>
+struct Traits16x8x16 {
+  using ValTypeD = Acc;
+  using ValTypeA = In;
+  using ValTypeB = In;
+  using ValTypeC = Acc;
+  using ShapeMNK = Shape<Int<16>, Int<8>, Int<16>>;
+  using ThrID = ThrIdWarp;        // 32:1
+  using ALayout = Fragment16x16;  // ((4,8),(2,2,2)):((32,1),(16,8,128)) over (M,K)
+  using BLayout = FragmentB8x16;  // ((4,8),(2,2)):((16,1),(8,64)) over (N,K)
+  using CLayout = Fragment16x8;   // ((4,8),(2,2)):((32,1),(16,8)) over (M,N)
+};
+
+// m16n8k8: A is 16x8 and has C's fragment shape.
+template <class Acc, class In>
+struct Traits16x8x8 {
+  using ValTypeD = Acc;
+  using ValTypeA = In;
+  using ValTypeB = In;
+  using ValTypeC = Acc;
+  using ShapeMNK = Shape<Int<16>, Int<8>, Int<8>>;
+  using ThrID = ThrIdWarp;
+  using ALayout = Fragment16x8;  // ((4,8),(2,2)):((32,1),(16,8)) over (M,K)
+  using BLayout = FragmentB8x8;  // ((4,8),2):((16,1),8) over (N,K)
+  using CLayout = Fragment16x8;  // ((4,8),(2,2)):((32,1),(16,8)) over (M,N)
+};
 }  // namespace sm80
 
 // mma.m16n8k16 f32 += f16 * f16. Example: the element (m, k) of A that lane t holds as value
 // v is ALayout{}(t, v) == m + 16 * k; ALayout{}(5, 4) == 1 + 16 * 10.
 template <>
-struct MmaTraits<SM80_16x8x16_F32F16F16F32_TN> {
-  using ValTypeD = float;
-  using ValTypeA = Half;
-  using ValTypeB = Half;
-  using ValTypeC = float;
-  using ShapeMNK = Shape<Int<16>, Int<8>, Int<16>>;
-  using ThrID = sm80::ThrIdWarp;        // 32:1
-  using ALayout = sm80::Fragment16x16;  // ((4,8),(2,2,2)):((32,1),(16,8,128)) over (M,K)
-  using BLayout = sm80::FragmentB8x16;  // ((4,8),(2,2)):((16,1),(8,64)) over (N,K)
-  using CLayout = sm80::Fragment16x8;   // ((4,8),(2,2)):((32,1),(16,8)) over (M,N)
-};
+struct MmaTraits<SM80_16x8x16_F32F16F16F32_TN> : sm80::Traits16x8x16<float, Half> {};
 
 // mma.m16n8k16 f32 += bf16 * bf16: the same fragments as f16.
 template <>
-struct MmaTraits<SM80_16x8x16_F32BF16BF16F32_TN> {
-  using ValTypeD = float;
-  using ValTypeA = BFloat16;
-  using ValTypeB = BFloat16;
-  using ValTypeC = float;
-  using ShapeMNK = Shape<Int<16>, Int<8>, Int<16>>;
-  using ThrID = sm80::ThrIdWarp;
-  using ALayout = sm80::Fragment16x16;
-  using BLayout = sm80::FragmentB8x16;
-  using CLayout = sm80::Fragment16x8;
-};
+struct MmaTraits<SM80_16x8x16_F32BF16BF16F32_TN> : sm80::Traits16x8x16<float, BFloat16> {};
 
 // mma.m16n8k16 f16 += f16 * f16: C/D values c0..c3 packed two per register, same positions
 // as the f32 accumulator.
 template <>
-struct MmaTraits<SM80_16x8x16_F16F16F16F16_TN> {
-  using ValTypeD = Half;
-  using ValTypeA = Half;
-  using ValTypeB = Half;
-  using ValTypeC = Half;
-  using ShapeMNK = Shape<Int<16>, Int<8>, Int<16>>;
-  using ThrID = sm80::ThrIdWarp;
-  using ALayout = sm80::Fragment16x16;
-  using BLayout = sm80::FragmentB8x16;
-  using CLayout = sm80::Fragment16x8;
-};
+struct MmaTraits<SM80_16x8x16_F16F16F16F16_TN> : sm80::Traits16x8x16<Half, Half> {};
 
-// mma.m16n8k8 f32 += f16 * f16: A is 16x8 and has C's fragment shape. Example:
-// ALayout{}(5, 2) == 9 + 16 * 2 (value 2 = a2: row groupID + 8, column 2).
+// mma.m16n8k8 f32 += f16 * f16. Example: ALayout{}(5, 2) == 9 + 16 * 2 (value 2 = a2: row
+// groupID + 8, column 2).
 template <>
-struct MmaTraits<SM80_16x8x8_F32F16F16F32_TN> {
-  using ValTypeD = float;
-  using ValTypeA = Half;
-  using ValTypeB = Half;
-  using ValTypeC = float;
-  using ShapeMNK = Shape<Int<16>, Int<8>, Int<8>>;
-  using ThrID = sm80::ThrIdWarp;
-  using ALayout = sm80::Fragment16x8;  // ((4,8),(2,2)):((32,1),(16,8)) over (M,K)
-  using BLayout = sm80::FragmentB8x8;  // ((4,8),2):((16,1),8) over (N,K)
-  using CLayout = sm80::Fragment16x8;  // ((4,8),(2,2)):((32,1),(16,8)) over (M,N)
-};
+struct MmaTraits<SM80_16x8x8_F32F16F16F32_TN> : sm80::Traits16x8x8<float, Half> {};
 
 // mma.m16n8k8 f32 += bf16 * bf16: the same fragments as f16.
 template <>
-struct MmaTraits<SM80_16x8x8_F32BF16BF16F32_TN> {
-  using ValTypeD = float;
-  using ValTypeA = BFloat16;
-  using ValTypeB = BFloat16;
-  using ValTypeC = float;
-  using ShapeMNK = Shape<Int<16>, Int<8>, Int<8>>;
-  using ThrID = sm80::ThrIdWarp;
-  using ALayout = sm80::Fragment16x8;
-  using BLayout = sm80::FragmentB8x8;
-  using CLayout = sm80::Fragment16x8;
-};
+struct MmaTraits<SM80_16x8x8_F32BF16BF16F32_TN> : sm80::Traits16x8x8<float, BFloat16> {};
 
 }  // namespace tessel
