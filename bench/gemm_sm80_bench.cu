@@ -58,8 +58,10 @@ void launch_tessel(tessel::GemmParamsSm80 const& p) {
 
 }  // namespace
 
+template <class Config>
+void bench_config(std::vector<std::array<int, 3>> const& shapes, cublasHandle_t handle);
+
 int main(int argc, char** argv) {
-  using Config = tessel::GemmConfigSm80<128, 128, 32, 4>;
   std::vector<std::array<int, 3>> shapes = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {81920, 256, 256}};
   if (argc > 1) {
     shapes.clear();
@@ -70,14 +72,24 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tessel-gemm-bench: no CUDA device\n");
     return 2;
   }
-  CHECK_CUDA(cudaFuncSetAttribute(tessel::gemm_kernel_sm80<Config>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  Config::kSmemBytes));
   cublasHandle_t handle;
   cublasCreate(&handle);
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, 0);
-  std::printf("device %s; config tile %dx%dx%d, %d stages, %d threads\n", prop.name, Config::kTileM,
-              Config::kTileN, Config::kTileK, Config::kStages, Config::kThreads);
+  std::printf("device %s\n", prop.name);
+  bench_config<tessel::GemmConfigSm80<128, 128, 32, 4>>(shapes, handle);
+  bench_config<tessel::GemmConfigSm80<128, 128, 64, 3>>(shapes, handle);
+  bench_config<tessel::GemmConfigSm80<128, 256, 64, 3, 2, 4>>(shapes, handle);
+  cublasDestroy(handle);
+  return 0;
+}
+
+template <class Config>
+void bench_config(std::vector<std::array<int, 3>> const& shapes, cublasHandle_t handle) {
+  CHECK_CUDA(cudaFuncSetAttribute(tessel::gemm_kernel_sm80<Config>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  Config::kSmemBytes));
+  std::printf("config tile %dx%dx%d, %d stages, %d threads\n", Config::kTileM, Config::kTileN, Config::kTileK,
+              Config::kStages, Config::kThreads);
   std::printf("%8s %8s %8s | %10s %9s | %10s %9s | %7s | %s\n", "M", "N", "K", "tessel ms", "TFLOP/s", "cuBLAS ms",
               "TFLOP/s", "ratio", "max rel. diff");
   for (auto [m, n, k] : shapes) {
@@ -131,6 +143,4 @@ int main(int argc, char** argv) {
     cudaFree(d_d);
     cudaFree(d_ref);
   }
-  cublasDestroy(handle);
-  return 0;
 }
