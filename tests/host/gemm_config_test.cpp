@@ -1,0 +1,90 @@
+// The shipped GEMM configurations: their shared-memory layouts are conflict-free for the
+// accesses the kernel really makes. The lanes' coordinates come from the kernel's own
+// TiledCopy partitions (cp.async writes, ldmatrix reads of A and B), and the bank-conflict
+// checker of tessel-layout counts the conflicts of every warp and every copy instruction.
+// The same accesses on the unswizzled layout must conflict, or the check proves nothing.
+#include <gtest/gtest.h>
+
+#include "bank_checker.hpp"
+#include "expression.hpp"
+#include "tessel/atom/copy.hpp"
+#include "tessel/gemm/config_sm80.hpp"
+
+namespace tessel {
+namespace {
+
+// Stage 0 of a (Tile, TileK, Stages) shared-memory layout as tessel-layout text.
+template <class SmemLayout>
+std::string stage0_expression(bool swizzled) {
+  auto stage = SmemLayout{}(make_coord(_, _, 0));
+  using Sw = std::remove_cvref_t<decltype(stage.outer())>;
+  std::string inner = to_string(stage.inner());
+  if (!swizzled) return inner;
+  return "composition(Sw<" + std::to_string(Sw::num_bits) + "," + std::to_string(Sw::num_base) + "," +
+         std::to_string(Sw::num_shift) + ">, " + inner + ")";
+}
+
+// Worst n-way over every warp and every instruction of a copy's partitions of a (rows, cols)
+// tile: for instruction i, lane l of warp w starts its 16-byte vector at the first element of
+// atom i of thread 32w + l.
+template <class Copy, int Threads, bool Destination, class Rows, class Cols>
+int worst_conflict(tool::SmemTile const& tile, Rows rows, Cols cols) {
+  auto id = make_identity_tensor(make_shape(rows, cols));
+  int worst = 1;
+  for (int warp = 0; warp < Threads / 32; ++warp) {
+    std::vector<std::vector<tool::Coord>> per_instruction;
+    for (int lane = 0; lane < 32; ++lane) {
+      auto thr = Copy::get_slice(32 * warp + lane);
+      auto part = [&] {
+        if constexpr (Destination) {
+          return detail::group_atom_values<8>(thr.partition_D(id));
+        } else {
+          return detail::group_atom_values<8>(thr.partition_S(id));
+        }
+      }();
+      int count = int(size<1>(part));
+      per_instruction.resize(count);
+      for (int i = 0; i < count; ++i) {
+        auto c = part(make_coord(0, i));
+        per_instruction[i].push_back(tool::Coord{int64_t(get<0>(c)), int64_t(get<1>(c))});
+      }
+    }
+    for (auto const& coords : per_instruction) {
+      worst = std::max(worst, tool::check_banks(tile, tool::explicit_access(coords, 16)).worst_n_way);
+    }
+  }
+  return worst;
+}
+
+template <class Config>
+void expect_conflict_free() {
+  constexpr int kThreads = Config::kThreads;
+  auto rows_a = Int<Config::kTileM>{}, rows_b = Int<Config::kTileN>{};
+  auto cols = Int<Config::kTileK>{};
+  for (bool swizzled : {true, false}) {
+    auto tile_a = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutA>(swizzled)), 2);
+    auto tile_b = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutB>(swizzled)), 2);
+    int g2s_a = worst_conflict<typename Config::G2S, kThreads, true>(tile_a, rows_a, cols);
+    int g2s_b = worst_conflict<typename Config::G2S, kThreads, true>(tile_b, rows_b, cols);
+    int s2r_a = worst_conflict<typename Config::S2RA, kThreads, false>(tile_a, rows_a, cols);
+    int s2r_b = worst_conflict<typename Config::S2RB, kThreads, false>(tile_b, rows_b, cols);
+    if (swizzled) {
+      EXPECT_EQ(g2s_a, 1) << "cp.async writes of A on " << tile_a.text();
+      EXPECT_EQ(g2s_b, 1) << "cp.async writes of B on " << tile_b.text();
+      EXPECT_EQ(s2r_a, 1) << "ldmatrix reads of A on " << tile_a.text();
+      EXPECT_EQ(s2r_b, 1) << "ldmatrix reads of B on " << tile_b.text();
+    } else {
+      EXPECT_GT(s2r_a, 1) << "the unswizzled layout should conflict: " << tile_a.text();
+      EXPECT_GT(s2r_b, 1) << "the unswizzled layout should conflict: " << tile_b.text();
+    }
+  }
+}
+
+TEST(GemmConfigSm80, Tile128x128x32x4IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 128, 32, 4>>(); }
+TEST(GemmConfigSm80, Tile128x128x32x3IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 128, 32, 3>>(); }
+TEST(GemmConfigSm80, Tile128x128x64x3IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 128, 64, 3>>(); }
+TEST(GemmConfigSm80, Tile64x64x32x2IsConflictFree) { expect_conflict_free<GemmConfigSm80<64, 64, 32, 2>>(); }
+TEST(GemmConfigSm80, Tile128x256x64x3IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 256, 64, 3, 2, 4>>(); }
+
+}  // namespace
+}  // namespace tessel
