@@ -18,11 +18,30 @@ struct GemmConfigSm80 {
   using Accumulator = float;
   static constexpr int kTileM = TileM, kTileN = TileN, kTileK = TileK, kStages = Stages;
 
+  // ---- relations between the chosen numbers, checked before anything is derived from them
+  static_assert(TileK == 32 || TileK == 64,
+                "GemmConfigSm80: TileK must be 32 or 64 (swizzled 64- or 128-byte rows of fp16, "
+                "a multiple of the MMA's K of 16)");
+  static_assert(TileM % (16 * WarpsM) == 0,
+                "GemmConfigSm80: TileM must be a multiple of the tiled MMA's M (16 * WarpsM)");
+  static_assert(TileN % (16 * WarpsN) == 0,
+                "GemmConfigSm80: TileN must be a multiple of the tiled MMA's N (16 * WarpsN)");
+  static_assert(Stages >= 2 && Stages <= 6, "GemmConfigSm80: 2 to 6 pipeline stages");
+  static_assert((TileM + TileN) * TileK * Stages * 2 <= 227 * 1024,
+                "GemmConfigSm80: the shared-memory stages exceed 227 KiB per block; use fewer "
+                "stages or smaller tiles");
+
   // ---- the MMA: m16n8k16 atoms over WarpsM x WarpsN warps; N permuted to two atoms per warp
   // so that B's fragments can be loaded with ldmatrix.x4 (8 values per thread).
   using Mma = TiledMMA<SM80_16x8x16_F32F16F16F32_TN, Layout<Shape<Int<WarpsM>, Int<WarpsN>, Int<1>>>,
                        Tile<Int<16 * WarpsM>, Int<16 * WarpsN>, Int<16>>>;
   static constexpr int kThreads = Mma::kThreads;
+
+  static_assert(kThreads % (TileK / 8) == 0,
+                "GemmConfigSm80: the threads must form whole rows of 16-byte vectors");
+  static_assert(TileM % (kThreads / (TileK / 8)) == 0 && TileN % (kThreads / (TileK / 8)) == 0,
+                "GemmConfigSm80: the cp.async copy's rows (threads / vectors per row) must "
+                "divide TileM and TileN");
 
   // ---- shared memory: (8, TileK) row-major atoms, swizzled so that both the 16-byte
   // cp.async writes and the ldmatrix reads are conflict-free (tessel-layout banks checks
@@ -46,22 +65,6 @@ struct GemmConfigSm80 {
   using S2RA = decltype(make_tiled_copy_A(CopyAtom<SM80_LDMATRIX_X4, Element>{}, Mma{}));
   using S2RB = decltype(make_tiled_copy_B(CopyAtom<SM80_LDMATRIX_X4, Element>{}, Mma{}));
 
-  // ---- relations
-  static_assert(TileK % 16 == 0, "GemmConfigSm80: TileK must be a multiple of the MMA's K (16)");
-  static_assert(TileK == 32 || TileK == 64,
-                "GemmConfigSm80: TileK must be 32 or 64 (the swizzled 64- or 128-byte rows)");
-  static_assert(TileM % (16 * WarpsM) == 0,
-                "GemmConfigSm80: TileM must be a multiple of the tiled MMA's M (16 * WarpsM)");
-  static_assert(TileN % (16 * WarpsN) == 0,
-                "GemmConfigSm80: TileN must be a multiple of the tiled MMA's N (16 * WarpsN)");
-  static_assert(kThreads % kVectorsPerRow == 0,
-                "GemmConfigSm80: the threads must form whole rows of 16-byte vectors");
-  static_assert(TileM % (kThreads / kVectorsPerRow) == 0 && TileN % (kThreads / kVectorsPerRow) == 0,
-                "GemmConfigSm80: the G2S copy's rows (threads / vectors per row) must divide "
-                "TileM and TileN");
-  static_assert(Stages >= 2 && Stages <= 6, "GemmConfigSm80: 2 to 6 pipeline stages");
-  static_assert(kSmemBytes <= 227 * 1024,
-                "GemmConfigSm80: the shared-memory stages exceed 227 KiB per block");
 };
 
 }  // namespace tessel

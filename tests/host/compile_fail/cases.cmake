@@ -15,3 +15,11 @@ tessel_compile_fail_test(compile_fail_swizzle_overlap swizzle_overlap.cpp
                          "Swizzle: .S. must be >= B")
 tessel_compile_fail_test(compile_fail_layout_not_congruent layout_not_congruent.cpp
                          "Layout: shape and stride must be congruent")
+tessel_compile_fail_test(compile_fail_gemm_config_tile_k gemm_config_tile_k.cpp
+                         "GemmConfigSm80: TileK must be 32 or 64")
+tessel_compile_fail_test(compile_fail_gemm_config_tile_m gemm_config_tile_m.cpp
+                         "GemmConfigSm80: TileM must be a multiple of the tiled MMA")
+tessel_compile_fail_test(compile_fail_gemm_config_smem gemm_config_smem.cpp
+                         "GemmConfigSm80: the shared-memory stages exceed 227 KiB")
+tessel_compile_fail_test(compile_fail_gemm_config_stages gemm_config_stages.cpp
+                         "GemmConfigSm80: 2 to 6 pipeline stages")
