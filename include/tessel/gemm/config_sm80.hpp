@@ -17,6 +17,7 @@ struct GemmConfigSm80 {
   using Element = Half;  // A and B
   using Accumulator = float;
   static constexpr int kTileM = TileM, kTileN = TileN, kTileK = TileK, kStages = Stages;
+  static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
 
   // ---- relations between the chosen numbers, checked before anything is derived from them
   static_assert(TileK == 32 || TileK == 64,

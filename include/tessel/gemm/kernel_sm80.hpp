@@ -9,6 +9,7 @@
 #pragma once
 
 #include "config_sm80.hpp"
+#include "tile_scheduler.hpp"
 #include "tessel/arch/sm80.hpp"
 #include "tessel/atom/copy.hpp"
 #include "tessel/atom/mma.hpp"
@@ -33,7 +34,9 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   auto* smem_b = smem_a + cosize(typename Config::SmemLayoutA{});
 
   auto tile_mnk = make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{}, Int<Config::kTileK>{});
-  auto blk = make_coord(int(blockIdx.x), int(blockIdx.y), _);
+  const TileCoord tile = rasterize(int(blockIdx.x + gridDim.x * blockIdx.y), int(gridDim.x), int(gridDim.y),
+                                   Config::kRasterGroup);
+  auto blk = make_coord(tile.m, tile.n, _);
   auto mA = make_tensor(make_gmem_ptr(p.a), make_shape(p.m, p.k), make_stride(p.lda, Int<1>{}));
   auto mB = make_tensor(make_gmem_ptr(p.b), make_shape(p.n, p.k), make_stride(p.ldb, Int<1>{}));
   auto mD = make_tensor(make_gmem_ptr(p.d), make_shape(p.m, p.n), make_stride(p.ldd, Int<1>{}));
