@@ -1,5 +1,6 @@
-// The multistage sm80 GEMM kernel against a double-precision reference, for tile-multiple
-// problems and several configurations (stages, K tile).
+// The multistage sm80 GEMM kernel against a double-precision reference: several
+// configurations (stages, K tile), tile-multiple problems, and edges: M and N of any size
+// (1, primes, one past a tile), K a multiple of 8 that is not one of the tile.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@
 namespace tessel {
 namespace {
 
-template <class Config>
+template <class Config, bool Edges = true>
 void run_and_check(int m, int n, int k, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -29,10 +30,11 @@ void run_and_check(int m, int n, int k, unsigned seed) {
   cudaMemcpy(d_b, b.data(), b.size() * 2, cudaMemcpyHostToDevice);
   cudaMemset(d_d, 0xff, size_t(m) * n * 4);  // poison: NaN
   GemmParamsSm80 p{d_a, d_b, d_d, m, n, k, k, k, n};
-  auto kernel = gemm_kernel_sm80<Config>;
+  auto kernel = gemm_kernel_sm80<Config, Edges>;
   ASSERT_EQ(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSmemBytes),
             cudaSuccess);
-  kernel<<<dim3(m / Config::kTileM, n / Config::kTileN), Config::kThreads, Config::kSmemBytes>>>(p);
+  dim3 grid((m + Config::kTileM - 1) / Config::kTileM, (n + Config::kTileN - 1) / Config::kTileN);
+  kernel<<<grid, Config::kThreads, Config::kSmemBytes>>>(p);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> d(size_t(m) * n);
@@ -54,10 +56,18 @@ void run_and_check(int m, int n, int k, unsigned seed) {
   }
 }
 
-TEST(GemmSm80, Tile128x128x32ThreeStages) { run_and_check<GemmConfigSm80<128, 128, 32, 3>>(256, 384, 320, 1); }
-TEST(GemmSm80, Tile128x128x64FourStages) { run_and_check<GemmConfigSm80<128, 128, 64, 4>>(256, 256, 512, 2); }
-TEST(GemmSm80, Tile64x64x32TwoStages) { run_and_check<GemmConfigSm80<64, 64, 32, 2>>(192, 128, 96, 3); }
-TEST(GemmSm80, SingleKTileShorterThanThePipeline) { run_and_check<GemmConfigSm80<128, 128, 32, 5>>(128, 128, 32, 4); }
+// Tile multiples, without predicates (the fast path) and with them.
+TEST(GemmSm80, Tile128x128x32ThreeStages) { run_and_check<GemmConfigSm80<128, 128, 32, 3>, false>(256, 384, 320, 1); }
+TEST(GemmSm80, Tile128x128x64FourStages) { run_and_check<GemmConfigSm80<128, 128, 64, 4>, false>(256, 256, 512, 2); }
+TEST(GemmSm80, Tile64x64x32TwoStages) { run_and_check<GemmConfigSm80<64, 64, 32, 2>, false>(192, 128, 96, 3); }
+TEST(GemmSm80, SingleKTileShorterThanThePipeline) { run_and_check<GemmConfigSm80<128, 128, 32, 5>, false>(128, 128, 32, 4); }
+TEST(GemmSm80, TileMultipleThroughTheEdgePath) { run_and_check<GemmConfigSm80<128, 128, 32, 3>, true>(256, 384, 320, 10); }
+
+TEST(GemmSm80, EdgesOneByOne) { run_and_check<GemmConfigSm80<128, 128, 32, 3>>(1, 1, 8, 5); }
+TEST(GemmSm80, EdgesPrimesAndPartialKTile) { run_and_check<GemmConfigSm80<128, 128, 32, 3>>(17, 131, 40, 6); }
+TEST(GemmSm80, EdgesOnePastATile) { run_and_check<GemmConfigSm80<128, 128, 64, 4>>(129, 257, 72, 7); }
+TEST(GemmSm80, EdgesSkinny) { run_and_check<GemmConfigSm80<64, 64, 32, 2>>(1000, 7, 200, 8); }
+TEST(GemmSm80, EdgesWide) { run_and_check<GemmConfigSm80<128, 256, 64, 3, 2, 4>>(3, 601, 136, 9); }
 
 }  // namespace
 }  // namespace tessel

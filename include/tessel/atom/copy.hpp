@@ -39,6 +39,13 @@ TESSEL_HOST_DEVICE void call_copy_op(S const& src, D& dst) {
     Op::copy(s, *reinterpret_cast<DReg*>(&dst));
   }
 }
+
+template <class Op, class S, class D>
+TESSEL_HOST_DEVICE void call_copy_op_if(S const* src, D& dst, bool pred) {
+  using SReg = std::remove_extent_t<typename Op::SRegisters>;
+  using DReg = std::remove_extent_t<typename Op::DRegisters>;
+  Op::copy(*reinterpret_cast<SReg const*>(src), *reinterpret_cast<DReg*>(&dst), pred);
+}
 }  // namespace detail
 
 // One thread's copy: src and dst are its partitions (CPY_V, CPY_M, CPY_N, ...).
@@ -56,5 +63,43 @@ template <class Atom, class LayoutTV, class Tiler, class STensor, class DTensor>
 TESSEL_HOST_DEVICE void copy(TiledCopy<Atom, LayoutTV, Tiler> const&, STensor const& src, DTensor&& dst) {
   copy(Atom{}, src, dst);
 }
+
+// The same with a predicate per atom, for ops that take one (the _ZFILL forms of cp.async:
+// false writes zeros and reads nothing). pred(i) decides the i-th atom of the partition, in
+// the order of (rest of CPY_V, CPY_M, CPY_N, ...). A predicated-off atom is handed `valid`
+// as its source address instead of its own, which may lie outside the allocation.
+template <class Op, class T, class Pred, class STensor, class DTensor>
+TESSEL_HOST_DEVICE void copy_if(CopyAtom<Op, T> const&, Pred&& pred, STensor const& src, DTensor&& dst,
+                                T const* valid) {
+  constexpr int kAtomV = CopyAtom<Op, T>::kNumValues;
+  auto s = detail::group_atom_values<kAtomV>(src);  // (AtomV, Rest)
+  auto d = detail::group_atom_values<kAtomV>(dst);
+  for (int i = 0; i < int(size<1>(s)); ++i) {
+    bool on = pred(i);
+    detail::call_copy_op_if<Op>(on ? &s(make_coord(0, i)) : valid, d(make_coord(0, i)), on);
+  }
+}
+template <class Atom, class LayoutTV, class Tiler, class Pred, class STensor, class DTensor, class T>
+TESSEL_HOST_DEVICE void copy_if(TiledCopy<Atom, LayoutTV, Tiler> const&, Pred&& pred, STensor const& src,
+                                DTensor&& dst, T const* valid) {
+  copy_if(Atom{}, pred, src, dst, valid);
+}
+
+// The coordinates of each atom's first element, read once from an identity tensor partitioned
+// like the data: AtomOrigins<8, N> o(thr.partition_S(identity_tile)); o.row[i], o.col[i].
+template <int AtomV, int Atoms>
+struct AtomOrigins {
+  int row[Atoms];
+  int col[Atoms];
+  template <class Coordinates>
+  TESSEL_HOST_DEVICE explicit AtomOrigins(Coordinates const& coordinates) {
+    auto g = detail::group_atom_values<AtomV>(coordinates);
+    for (int i = 0; i < Atoms; ++i) {
+      auto c = g(make_coord(0, i));
+      row[i] = int(get<0>(c));
+      col[i] = int(get<1>(c));
+    }
+  }
+};
 
 }  // namespace tessel

@@ -55,14 +55,14 @@ struct GemmConfigSm80 {
   static constexpr int kSmemBytes = (TileM + TileN) * TileK * Stages * int(sizeof(Element));
 
   // ---- copies: global -> shared with 16-byte cp.async, each thread a row-major slot of
-  // (kThreads / (TileK/8), TileK/8) 16-byte vectors; shared -> registers with ldmatrix.x4 in
-  // the MMA's fragment order.
+  // (kThreads / (TileK/8), TileK/8) 16-byte vectors; G2SEdge is the same copy with the
+  // zero-fill form, for tiles that hang over the matrix's edges. Shared -> registers with
+  // ldmatrix.x4 in the MMA's fragment order.
   static constexpr int kVectorsPerRow = TileK / 8;
-  using G2S = decltype(make_tiled_copy(
-      CopyAtom<SM80_CP_ASYNC_CG<16>, Element>{},
-      make_layout(make_shape(Int<kThreads / kVectorsPerRow>{}, Int<kVectorsPerRow>{}),
-                  make_stride(Int<kVectorsPerRow>{}, Int<1>{})),
-      make_layout(make_shape(Int<1>{}, Int<8>{}))));
+  using G2SThreads = Layout<Shape<Int<kThreads / kVectorsPerRow>, Int<kVectorsPerRow>>, Stride<Int<kVectorsPerRow>, Int<1>>>;
+  using G2SValues = Layout<Shape<Int<1>, Int<8>>>;
+  using G2S = decltype(make_tiled_copy(CopyAtom<SM80_CP_ASYNC_CG<16>, Element>{}, G2SThreads{}, G2SValues{}));
+  using G2SEdge = decltype(make_tiled_copy(CopyAtom<SM80_CP_ASYNC_CG_ZFILL<16>, Element>{}, G2SThreads{}, G2SValues{}));
   using S2RA = decltype(make_tiled_copy_A(CopyAtom<SM80_LDMATRIX_X4, Element>{}, Mma{}));
   using S2RB = decltype(make_tiled_copy_B(CopyAtom<SM80_LDMATRIX_X4, Element>{}, Mma{}));
 

@@ -4,8 +4,12 @@
 //             the MMAs run on this one (register double buffering); at the first slice issue
 //             the cp.async of the tile Stages-1 ahead; at the last, wait for the next tile
 //   epilogue  the accumulators to global memory
-// This first version needs M, N, K to be multiples of the tile and 16-byte aligned rows; the
-// runtime layer (gemm/) will check that and route other problems elsewhere.
+// With Edges = false, M, N and K must be multiples of the tile: nothing is predicated. With
+// Edges = true, any M and N: vectors past the edges are zero-filled by cp.async (their rows are
+// decided once, their K columns per tile) and the stores of an edge tile are masked; the
+// predicates cost registers, so the runtime picks the variant by the problem. Both need K a
+// multiple of 8 and 16-byte aligned rows (lda, ldb multiples of 8, aligned pointers): each
+// cp.async moves 8 halves that are all inside or all outside the matrix.
 #pragma once
 
 #include "config_sm80.hpp"
@@ -25,7 +29,7 @@ struct GemmParamsSm80 {
 };
 
 #if defined(__CUDACC__)
-template <class Config>
+template <class Config, bool Edges = true>
 __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsSm80 p) {
   using namespace tessel;
   constexpr int kStages = Config::kStages;
@@ -47,12 +51,35 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
 
   const int tid = threadIdx.x;
-  typename Config::G2S g2s;
+  std::conditional_t<Edges, typename Config::G2SEdge, typename Config::G2S> g2s;
   auto g2s_thr = g2s.get_slice(tid);
   auto tAgA = g2s_thr.partition_S(gA);  // (CPY,CPY_M,CPY_K,k)
   auto tAsA = g2s_thr.partition_D(sA);  // (CPY,CPY_M,CPY_K,PIPE)
   auto tBgB = g2s_thr.partition_S(gB);
   auto tBsB = g2s_thr.partition_D(sB);
+
+  // Edge predicates: each atom's coordinates inside the tile (a static identity tile, so no
+  // division), offset by the tile's position in the matrix.
+  constexpr int kAtomsA = int(decltype(size(tAsA))::value) / 8 / Config::kStages;
+  constexpr int kAtomsB = int(decltype(size(tBsB))::value) / 8 / Config::kStages;
+  const AtomOrigins<8, kAtomsA> origin_a(
+      g2s_thr.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
+  const AtomOrigins<8, kAtomsB> origin_b(
+      g2s_thr.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
+  const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
+  const int rows_b = p.n - tile.n * Config::kTileN;
+  auto load_tile = [&](int t, int stage) {  // K tile t -> pipeline stage
+    const int k0 = t * Config::kTileK;
+    auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < p.k; };
+    auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < p.k; };
+    if constexpr (Edges) {
+      copy_if(g2s, in_a, tAgA(_, _, _, t), tAsA(_, _, _, stage), p.a);
+      copy_if(g2s, in_b, tBgB(_, _, _, t), tBsB(_, _, _, stage), p.b);
+    } else {
+      copy(g2s, tAgA(_, _, _, t), tAsA(_, _, _, stage));
+      copy(g2s, tBgB(_, _, _, t), tBsB(_, _, _, stage));
+    }
+  };
 
   typename Config::Mma mma;
   auto thr_mma = mma.get_slice(tid);
@@ -74,10 +101,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   // prologue: tiles 0 .. Stages-2 in flight
   int itile_to_read = 0;
   for (int stage = 0; stage < kStages - 1; ++stage) {
-    if (itile_to_read < num_tiles) {
-      copy(g2s, tAgA(_, _, _, itile_to_read), tAsA(_, _, _, stage));
-      copy(g2s, tBgB(_, _, _, itile_to_read), tBsB(_, _, _, stage));
-    }
+    if (itile_to_read < num_tiles) load_tile(itile_to_read, stage);
     ++itile_to_read;
     cp_async_commit_group();
   }
@@ -99,8 +123,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
       copy(s2r_b, tXsB(_, _, ik_next, ismem_read), tXrB(_, _, ik_next));
       if (ik == 0) {
         if (itile_to_read < num_tiles) {
-          copy(g2s, tAgA(_, _, _, itile_to_read), tAsA(_, _, _, ismem_write));
-          copy(g2s, tBgB(_, _, _, itile_to_read), tBsB(_, _, _, ismem_write));
+          load_tile(itile_to_read, ismem_write);
           ismem_write = (ismem_write + 1) % kStages;
         }
         ++itile_to_read;
@@ -111,7 +134,16 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   }
 
   auto tCgD = thr_mma.partition_C(gD);  // (MMA,MMA_M,MMA_N)
-  copy(tCrD, tCgD);
+  if (!Edges || ((tile.m + 1) * Config::kTileM <= p.m && (tile.n + 1) * Config::kTileN <= p.n)) {
+    copy(tCrD, tCgD);  // an interior tile: no masks
+  } else {
+    auto tCcD = thr_mma.partition_C(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{})));
+    const int rows = p.m - tile.m * Config::kTileM, cols = p.n - tile.n * Config::kTileN;
+    for (int i = 0; i < int(size(tCrD)); ++i) {
+      auto c = tCcD[i];  // inside the tile
+      if (get<0>(c) < rows && get<1>(c) < cols) tCgD[i] = tCrD[i];
+    }
+  }
 }
 #endif
 
