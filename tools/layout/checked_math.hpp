@@ -10,30 +10,28 @@
 
 namespace tessel::rt::checked {
 
+namespace detail {
+[[noreturn]] inline void overflow(int64_t a, const char* op, int64_t b) {
+  throw AlgebraError("overflow: " + std::to_string(a) + " " + op + " " + std::to_string(b) +
+                     " does not fit in 64 bits");
+}
+}  // namespace detail
+
 inline int64_t mul(int64_t a, int64_t b) {
   int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    throw AlgebraError("overflow: " + std::to_string(a) + " * " + std::to_string(b) +
-                       " does not fit in 64 bits");
-  }
+  if (__builtin_mul_overflow(a, b, &r)) detail::overflow(a, "*", b);
   return r;
 }
 
 inline int64_t add(int64_t a, int64_t b) {
   int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) {
-    throw AlgebraError("overflow: " + std::to_string(a) + " + " + std::to_string(b) +
-                       " does not fit in 64 bits");
-  }
+  if (__builtin_add_overflow(a, b, &r)) detail::overflow(a, "+", b);
   return r;
 }
 
 inline int64_t sub(int64_t a, int64_t b) {
   int64_t r = 0;
-  if (__builtin_sub_overflow(a, b, &r)) {
-    throw AlgebraError("overflow: " + std::to_string(a) + " - " + std::to_string(b) +
-                       " does not fit in 64 bits");
-  }
+  if (__builtin_sub_overflow(a, b, &r)) detail::overflow(a, "-", b);
   return r;
 }
 

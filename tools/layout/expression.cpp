@@ -89,6 +89,24 @@ class Parser {
     return std::string(text_.substr(start, pos_ - start));
   }
 
+  // Items separated by ',' up to `close`; the opening bracket is already consumed.
+  template <class Item>
+  void parse_list(char close, const std::string& what, Item&& item) {
+    while (true) {
+      item();
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == close) {
+        ++pos_;
+        return;
+      }
+      fail(std::string("expected ',' or '") + close + "' in " + what + ", found " + found());
+    }
+  }
+
   Arg parse_call(const std::string& name, size_t start, int depth) {
     const Function* f = find_function(name);
     if (f == nullptr) {
@@ -96,19 +114,7 @@ class Parser {
     }
     expect('(', ("after the function name '" + name + "'").c_str());
     std::vector<Arg> args;
-    while (true) {
-      args.push_back(parse_expr(depth + 1));
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (peek() == ')') {
-        ++pos_;
-        break;
-      }
-      fail("expected ',' or ')' in the arguments of " + name + "(...), found " + found());
-    }
+    parse_list(')', "the arguments of " + name + "(...)", [&] { args.push_back(parse_expr(depth + 1)); });
     return {call_function(*f, args, start), start};
   }
 
@@ -116,20 +122,7 @@ class Parser {
     const size_t start = pos_;
     ++pos_;  // '['
     Tiler tiler;
-    while (true) {
-      Arg entry = parse_expr(depth + 1);
-      tiler.modes.push_back(tiler_entry(entry));
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (peek() == ']') {
-        ++pos_;
-        break;
-      }
-      fail("expected ',' or ']' in the tiler, found " + found());
-    }
+    parse_list(']', "the tiler", [&] { tiler.modes.push_back(tiler_entry(parse_expr(depth + 1))); });
     return {tiler, start};
   }
 
@@ -191,19 +184,7 @@ class Parser {
     if (peek() != '(') return IntTree(parse_int());
     ++pos_;
     std::vector<IntTree> children;
-    while (true) {
-      children.push_back(parse_tuple(depth + 1));
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
-      }
-      if (peek() == ')') {
-        ++pos_;
-        break;
-      }
-      fail("expected ',' or ')' in the tuple, found " + found());
-    }
+    parse_list(')', "the tuple", [&] { children.push_back(parse_tuple(depth + 1)); });
     return IntTree::tuple(std::move(children));
   }
 
