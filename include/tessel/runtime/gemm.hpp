@@ -1,0 +1,102 @@
+// The GEMM runtime: one call, any problem the kernels cover, errors as Status.
+//
+//   D = act(alpha * A * B + beta * C + bias)         (batch times, strided)
+//
+//   A  M x K, row- or column-major, leading dimension lda: element (m,k) is a[m*lda + k]
+//      (row-major) or a[m + k*lda] (column-major)
+//   B  K x N, row- or column-major, leading dimension ldb: element (k,n) is b[k*ldb + n]
+//      (row-major) or b[k + n*ldb] (column-major)
+//   C, D  M x N, both with d_layout; C has its own ldc and may be the same memory as D
+//      (then ldc == ldd and c_batch_stride == d_batch_stride)
+//   bias  N values (one per column of D), the output type, or null
+//   act   none, ReLU (max(x,0)) or GELU (tanh approximation)
+//
+// Inputs f16 or bf16 (A and B the same), accumulation in fp32, alpha and beta fp32, C and D
+// f16, bf16 or f32 (the same type). With beta == 0, C is not read and may be null.
+//
+// In BLAS terms (column-major D), cuBLAS's "TN" (op(A) = A^T, op(B) = B) is A row-major and
+// B column-major here: both K-contiguous, the fastest case.
+//
+// Example:
+//   tessel::GemmArguments args;
+//   args.m = 4096; args.n = 4096; args.k = 4096;
+//   args.a = a; args.a_layout = tessel::MatrixLayout::kRowMajor; args.lda = 4096;
+//   args.b = b; args.b_layout = tessel::MatrixLayout::kColumnMajor; args.ldb = 4096;
+//   args.d = d; args.ldd = 4096;                       // f32 output, row-major
+//   tessel::Status s = tessel::gemm(args, stream);
+//   if (!s) std::fprintf(stderr, "%s\n", s.message().c_str());
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessel/runtime/status.hpp"
+
+namespace tessel {
+
+// Numeric values are the C API's (tessel.h); keep them in step.
+enum class DataType : int { kF16 = 0, kBF16 = 1, kF32 = 2 };
+enum class MatrixLayout : int { kRowMajor = 0, kColumnMajor = 1 };
+enum class Activation : int { kNone = 0, kReLU = 1, kGELU = 2 };
+
+const char* data_type_name(DataType t);  // "f16", "bf16", "f32"
+int data_type_bytes(DataType t);         // 2, 2, 4
+
+struct GemmArguments {
+  int m = 0, n = 0, k = 0;  // >= 0; m, n or k == 0 is a valid no-op (k == 0: D = act(beta*C + bias))
+  int batch = 1;            // >= 1
+
+  DataType input_type = DataType::kF16;   // A and B
+  DataType output_type = DataType::kF32;  // C and D
+
+  const void* a = nullptr;
+  MatrixLayout a_layout = MatrixLayout::kRowMajor;
+  std::int64_t lda = 0;             // >= K (row-major) or >= M (column-major), >= 1
+  std::int64_t a_batch_stride = 0;  // elements between batches; 0 broadcasts one A
+
+  const void* b = nullptr;
+  MatrixLayout b_layout = MatrixLayout::kColumnMajor;
+  std::int64_t ldb = 0;  // >= N (row-major) or >= K (column-major), >= 1
+  std::int64_t b_batch_stride = 0;
+
+  const void* c = nullptr;  // read only when beta != 0
+  std::int64_t ldc = 0;
+  std::int64_t c_batch_stride = 0;
+
+  void* d = nullptr;
+  MatrixLayout d_layout = MatrixLayout::kRowMajor;  // also C's layout
+  std::int64_t ldd = 0;  // >= N (row-major) or >= M (column-major), >= 1
+  std::int64_t d_batch_stride = 0;  // with batch > 1: batches of D must not overlap
+
+  float alpha = 1.0f, beta = 0.0f;
+  const void* bias = nullptr;  // N values of output_type, or null
+  Activation activation = Activation::kNone;
+
+  // A tile configuration by name (see gemm_config_names()), or empty for the heuristic.
+  std::string config;
+};
+
+// Runs the GEMM on `stream` (asynchronous; errors of the launch itself are reported, errors
+// inside the kernel surface at the next synchronisation). Validates everything first.
+Status gemm(const GemmArguments& args, cudaStream_t stream = nullptr);
+
+// Checks the arguments without touching the GPU: the same checks gemm() makes.
+Status validate(const GemmArguments& args);
+
+// What gemm() would run for these arguments: the config and the kernel variant, e.g.
+// {config "128x128x32_s4_w2x2", variant "edge", access "16B"}. Validates first.
+struct GemmPlan {
+  std::string config;   // a name from gemm_config_names()
+  std::string variant;  // "interior" (tile multiples, nothing predicated) or "edge"
+  std::string access;   // global loads: "16B" (cp.async of 8 elements) or "2B" (narrow path)
+  bool swapped = false; // computed as D^T = B^T A^T (column-major D)
+};
+Status plan(const GemmArguments& args, GemmPlan* out);
+
+// The shipped tile configurations, largest first.
+std::vector<std::string> gemm_config_names();
+
+}  // namespace tessel
