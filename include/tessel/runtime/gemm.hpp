@@ -34,13 +34,9 @@
 #include <vector>
 
 #include "tessel/runtime/status.hpp"
+#include "tessel/runtime/types.hpp"
 
 namespace tessel {
-
-// Numeric values are the C API's (tessel.h); keep them in step.
-enum class DataType : int { kF16 = 0, kBF16 = 1, kF32 = 2 };
-enum class MatrixLayout : int { kRowMajor = 0, kColumnMajor = 1 };
-enum class Activation : int { kNone = 0, kReLU = 1, kGELU = 2 };
 
 const char* data_type_name(DataType t);  // "f16", "bf16", "f32"
 int data_type_bytes(DataType t);         // 2, 2, 4
