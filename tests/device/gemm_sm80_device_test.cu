@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "tessel/gemm/kernel_sm80.hpp"
+#include "tessel/gemm/launch_sm80.hpp"
 
 namespace tessel {
 namespace {
@@ -29,13 +29,10 @@ void run_and_check(int m, int n, int k, unsigned seed) {
   cudaMemcpy(d_a, a.data(), a.size() * 2, cudaMemcpyHostToDevice);
   cudaMemcpy(d_b, b.data(), b.size() * 2, cudaMemcpyHostToDevice);
   cudaMemset(d_d, 0xff, size_t(m) * n * 4);  // poison: NaN
-  GemmParamsSm80 p{d_a, d_b, d_d, m, n, k, k, k, n};
-  auto kernel = gemm_kernel_sm80<Config, Edges>;
-  ASSERT_EQ(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSmemBytes),
-            cudaSuccess);
-  dim3 grid((m + Config::kTileM - 1) / Config::kTileM, (n + Config::kTileN - 1) / Config::kTileN);
-  kernel<<<grid, Config::kThreads, Config::kSmemBytes>>>(p);
-  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  GemmParamsSm80 p{d_a, d_b, m, n, k, k, k, 0, 0, {}};
+  p.epilogue = EpilogueParams{d_d, nullptr, nullptr, n, 0, 0, 0, 1.0f, 0.0f, BiasMode::kNone,
+                              Activation::kNone, DataType::kF32, n % 4 == 0};
+  ASSERT_EQ((launch_gemm_sm80<Config, Edges>(p, 1, nullptr)), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> d(size_t(m) * n);
   cudaMemcpy(d.data(), d_d, d.size() * 4, cudaMemcpyDeviceToHost);

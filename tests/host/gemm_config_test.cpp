@@ -64,8 +64,8 @@ void expect_conflict_free() {
   for (bool swizzled : {true, false}) {
     auto tile_a = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutA>(swizzled)), 2);
     auto tile_b = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutB>(swizzled)), 2);
-    int g2s_a = worst_conflict<typename Config::G2S, kThreads, true>(tile_a, rows_a, cols);
-    int g2s_b = worst_conflict<typename Config::G2S, kThreads, true>(tile_b, rows_b, cols);
+    int g2s_a = worst_conflict<typename Config::G2SA, kThreads, true>(tile_a, rows_a, cols);
+    int g2s_b = worst_conflict<typename Config::G2SB, kThreads, true>(tile_b, rows_b, cols);
     int s2r_a = worst_conflict<typename Config::S2RA, kThreads, false>(tile_a, rows_a, cols);
     int s2r_b = worst_conflict<typename Config::S2RB, kThreads, false>(tile_b, rows_b, cols);
     if (swizzled) {
@@ -80,11 +80,54 @@ void expect_conflict_free() {
   }
 }
 
-TEST(GemmConfigSm80, Tile128x128x32x4IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 128, 32, 4>>(); }
-TEST(GemmConfigSm80, Tile128x128x32x3IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 128, 32, 3>>(); }
-TEST(GemmConfigSm80, Tile128x128x64x3IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 128, 64, 3>>(); }
-TEST(GemmConfigSm80, Tile64x64x32x2IsConflictFree) { expect_conflict_free<GemmConfigSm80<64, 64, 32, 2>>(); }
-TEST(GemmConfigSm80, Tile128x256x64x3IsConflictFree) { expect_conflict_free<GemmConfigSm80<128, 256, 64, 3, 2, 4>>(); }
+// The epilogue's staging tile (SmemLayoutC, fp32): each warp writes its accumulators as 8-byte
+// pairs in the MMA's C order, then reads 16-byte row runs (store_tile, f32 output: runs of 4).
+template <class Config>
+void expect_epilogue_conflict_free() {
+  using Sw = std::remove_cvref_t<decltype(typename Config::SmemLayoutC{}.outer())>;
+  const std::string text = "composition(Sw<" + std::to_string(Sw::num_bits) + "," + std::to_string(Sw::num_base) + "," +
+                           std::to_string(Sw::num_shift) + ">, " + to_string(typename Config::SmemLayoutC{}.inner()) + ")";
+  auto tile = tool::make_smem_tile(rt::evaluate(text), 4);
+  auto id = make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{}));
+  int worst_write = 1, worst_read = 1;
+  for (int warp = 0; warp < Config::kThreads / 32; ++warp) {
+    std::vector<std::vector<tool::Coord>> writes;
+    std::vector<tool::Coord> reads;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int t = 32 * warp + lane;
+      auto part = typename Config::Mma{}.get_slice(t).partition_C(id);  // (MMA,MMA_M,MMA_N)
+      writes.resize(size(part) / 2);
+      for (int i = 0; i < int(size(part)) / 2; ++i) {
+        auto c = part[2 * i];
+        writes[i].push_back(tool::Coord{int64_t(get<0>(c)), int64_t(get<1>(c))});
+      }
+      constexpr int kThreadsPerRow = Config::kTileN / 4;
+      reads.push_back(tool::Coord{t / kThreadsPerRow, (t % kThreadsPerRow) * 4});
+    }
+    for (auto const& w : writes) {
+      worst_write = std::max(worst_write, tool::check_banks(tile, tool::explicit_access(w, 8)).worst_n_way);
+    }
+    worst_read = std::max(worst_read, tool::check_banks(tile, tool::explicit_access(reads, 16)).worst_n_way);
+  }
+  EXPECT_EQ(worst_write, 1) << "accumulator writes on " << text;
+  EXPECT_EQ(worst_read, 1) << "16-byte row reads on " << text;
+}
+
+// Every shipped tile shape (src/gemm/tile_configs_sm80.hpp) with every operand order.
+template <int M, int N, int K, int S, int WM, int WN>
+void expect_shape_conflict_free() {
+  expect_conflict_free<GemmConfigSm80<M, N, K, S, WM, WN, Half, Major::kK, Major::kK>>();
+  expect_conflict_free<GemmConfigSm80<M, N, K, S, WM, WN, Half, Major::kMN, Major::kK>>();
+  expect_conflict_free<GemmConfigSm80<M, N, K, S, WM, WN, Half, Major::kK, Major::kMN>>();
+  expect_conflict_free<GemmConfigSm80<M, N, K, S, WM, WN, BFloat16, Major::kMN, Major::kMN>>();
+  expect_epilogue_conflict_free<GemmConfigSm80<M, N, K, S, WM, WN>>();
+}
+
+TEST(GemmConfigSm80, Tile128x256x64x3IsConflictFree) { expect_shape_conflict_free<128, 256, 64, 3, 2, 4>(); }
+TEST(GemmConfigSm80, Tile128x128x64x3IsConflictFree) { expect_shape_conflict_free<128, 128, 64, 3, 2, 2>(); }
+TEST(GemmConfigSm80, Tile128x128x32x4IsConflictFree) { expect_shape_conflict_free<128, 128, 32, 4, 2, 2>(); }
+TEST(GemmConfigSm80, Tile64x128x32x4IsConflictFree) { expect_shape_conflict_free<64, 128, 32, 4, 2, 2>(); }
+TEST(GemmConfigSm80, Tile64x64x32x2IsConflictFree) { expect_shape_conflict_free<64, 64, 32, 2, 2, 2>(); }
 
 }  // namespace
 }  // namespace tessel

@@ -1,28 +1,32 @@
 // GemmConfigSm80: every policy choice of the sm80 multistage GEMM in one place (seed 004's
 // Config), with every quantity derived from the few that are chosen and every relation
-// between them checked. Operands "TN": A (M,K) and B (N,K), both K-major (row-major A,
-// column-major B in BLAS terms).
+// between them checked. The kernel computes D (M,N) = A (M,K) * B (N,K)^T; each operand is
+// K-major or MN-major (operand_sm80.hpp), its elements f16 or bf16, accumulation fp32.
+//
+//   GemmConfigSm80<128, 128, 32, 4>                 128x128 tile, K-tile 32, 4 stages, 2x2 warps
+//   GemmConfigSm80<128, 256, 64, 3, 2, 4, BFloat16, Major::kMN, Major::kK>   bf16, A M-major
 #pragma once
 
-#include "tessel/arch/numeric_types.hpp"
-#include "tessel/atom/copy_traits_sm80.hpp"
+#include "operand_sm80.hpp"
 #include "tessel/atom/mma_traits_sm80.hpp"
-#include "tessel/atom/tiled_copy.hpp"
 #include "tessel/atom/tiled_mma.hpp"
 
 namespace tessel {
 
-template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 3, int WarpsM = 2, int WarpsN = 2>
+template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 3, int WarpsM = 2, int WarpsN = 2,
+          class ElementAB = Half, Major MajorA = Major::kK, Major MajorB = Major::kK, int Access = 8>
 struct GemmConfigSm80 {
-  using Element = Half;  // A and B
+  using Element = ElementAB;  // A and B
   using Accumulator = float;
   static constexpr int kTileM = TileM, kTileN = TileN, kTileK = TileK, kStages = Stages;
+  static constexpr int kWarpsM = WarpsM, kWarpsN = WarpsN, kAccess = Access;
+  static constexpr Major kMajorA = MajorA, kMajorB = MajorB;
   static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
 
   // ---- relations between the chosen numbers, checked before anything is derived from them
   static_assert(TileK == 32 || TileK == 64,
-                "GemmConfigSm80: TileK must be 32 or 64 (swizzled 64- or 128-byte rows of fp16, "
-                "a multiple of the MMA's K of 16)");
+                "GemmConfigSm80: TileK must be 32 or 64 (swizzled 64- or 128-byte rows of 16-bit "
+                "elements, a multiple of the MMA's K of 16)");
   static_assert(TileM % (16 * WarpsM) == 0,
                 "GemmConfigSm80: TileM must be a multiple of the tiled MMA's M (16 * WarpsM)");
   static_assert(TileN % (16 * WarpsN) == 0,
@@ -31,41 +35,50 @@ struct GemmConfigSm80 {
   static_assert((TileM + TileN) * TileK * Stages * 2 <= 227 * 1024,
                 "GemmConfigSm80: the shared-memory stages exceed 227 KiB per block; use fewer "
                 "stages or smaller tiles");
+  static_assert(std::is_same_v<ElementAB, Half> || std::is_same_v<ElementAB, BFloat16>,
+                "GemmConfigSm80: the inputs must be Half or BFloat16");
 
   // ---- the MMA: m16n8k16 atoms over WarpsM x WarpsN warps; N permuted to two atoms per warp
   // so that B's fragments can be loaded with ldmatrix.x4 (8 values per thread).
-  using Mma = TiledMMA<SM80_16x8x16_F32F16F16F32_TN, Layout<Shape<Int<WarpsM>, Int<WarpsN>, Int<1>>>,
+  using MmaOp = std::conditional_t<std::is_same_v<ElementAB, Half>, SM80_16x8x16_F32F16F16F32_TN,
+                                   SM80_16x8x16_F32BF16BF16F32_TN>;
+  using Mma = TiledMMA<MmaOp, Layout<Shape<Int<WarpsM>, Int<WarpsN>, Int<1>>>,
                        Tile<Int<16 * WarpsM>, Int<16 * WarpsN>, Int<16>>>;
   static constexpr int kThreads = Mma::kThreads;
 
-  static_assert(kThreads % (TileK / 8) == 0,
-                "GemmConfigSm80: the threads must form whole rows of 16-byte vectors");
-  static_assert(TileM % (kThreads / (TileK / 8)) == 0 && TileN % (kThreads / (TileK / 8)) == 0,
-                "GemmConfigSm80: the cp.async copy's rows (threads / vectors per row) must "
-                "divide TileM and TileN");
+  // ---- the operands: shared-memory layouts (Tile, TileK, Stages), global -> shared copies
+  // (G2S unpredicated, G2SEdge zero-filling past the edges), shared -> register ldmatrix.
+  using OperandA = OperandSm80<ElementAB, MajorA, TileM, TileK, Stages, kThreads, Access>;
+  using OperandB = OperandSm80<ElementAB, MajorB, TileN, TileK, Stages, kThreads, Access>;
+  using SmemLayoutA = typename OperandA::SmemLayout;
+  using SmemLayoutB = typename OperandB::SmemLayout;
+  using G2SA = typename OperandA::G2S;
+  using G2SB = typename OperandB::G2S;
+  using G2SEdgeA = typename OperandA::G2SEdge;
+  using G2SEdgeB = typename OperandB::G2SEdge;
+  using S2RA = decltype(make_tiled_copy_A(CopyAtom<typename OperandA::S2ROp, ElementAB>{}, Mma{}));
+  using S2RB = decltype(make_tiled_copy_B(CopyAtom<typename OperandB::S2ROp, ElementAB>{}, Mma{}));
+  static constexpr int kSmemBytesAB = (TileM + TileN) * TileK * Stages * int(sizeof(ElementAB));
 
-  // ---- shared memory: (8, TileK) row-major atoms, swizzled so that both the 16-byte
-  // cp.async writes and the ldmatrix reads are conflict-free (tessel-layout banks checks
-  // them: tests/host/gemm_config_test.cpp), repeated to (Tile, TileK, Stages).
-  static constexpr int kSwizzleBits = TileK == 64 ? 3 : TileK == 32 ? 2 : 1;
-  using SmemAtom = decltype(composition(Swizzle<kSwizzleBits, 3, 3>{},
-                                        make_layout(make_shape(Int<8>{}, Int<TileK>{}), LayoutRight{})));
-  using SmemLayoutA = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<TileM>{}, Int<TileK>{}, Int<Stages>{})));
-  using SmemLayoutB = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<TileN>{}, Int<TileK>{}, Int<Stages>{})));
-  static constexpr int kSmemBytes = (TileM + TileN) * TileK * Stages * int(sizeof(Element));
-
-  // ---- copies: global -> shared with 16-byte cp.async, each thread a row-major slot of
-  // (kThreads / (TileK/8), TileK/8) 16-byte vectors; G2SEdge is the same copy with the
-  // zero-fill form, for tiles that hang over the matrix's edges. Shared -> registers with
-  // ldmatrix.x4 in the MMA's fragment order.
-  static constexpr int kVectorsPerRow = TileK / 8;
-  using G2SThreads = Layout<Shape<Int<kThreads / kVectorsPerRow>, Int<kVectorsPerRow>>, Stride<Int<kVectorsPerRow>, Int<1>>>;
-  using G2SValues = Layout<Shape<Int<1>, Int<8>>>;
-  using G2S = decltype(make_tiled_copy(CopyAtom<SM80_CP_ASYNC_CG<16>, Element>{}, G2SThreads{}, G2SValues{}));
-  using G2SEdge = decltype(make_tiled_copy(CopyAtom<SM80_CP_ASYNC_CG_ZFILL<16>, Element>{}, G2SThreads{}, G2SValues{}));
-  using S2RA = decltype(make_tiled_copy_A(CopyAtom<SM80_LDMATRIX_X4, Element>{}, Mma{}));
-  using S2RB = decltype(make_tiled_copy_B(CopyAtom<SM80_LDMATRIX_X4, Element>{}, Mma{}));
-
+  // ---- epilogue: the fp32 accumulator tile is staged in the same shared memory, row-major,
+  // its 32-byte units XOR-swizzled by the row (Swizzle<2,3,log2 TileN - 3>): the MMA's 8-byte
+  // fragment writes (4 rows x 32 bytes per half-warp) and the 16-byte reads of 4-float runs
+  // (f32 output) are then conflict-free (tests/host/gemm_config_test.cpp); the 8-float runs of
+  // 16-bit outputs read at 2-way. Groups of 4 floats at multiples of 4 stay contiguous, so a
+  // thread reads them as one 16-byte vector.
+  static_assert((TileN & (TileN - 1)) == 0 && TileN >= 32,
+                "GemmConfigSm80: TileN must be a power of two >= 32 (the epilogue's swizzle)");
+  static constexpr int kLog2TileN = TileN == 32 ? 5 : TileN == 64 ? 6 : TileN == 128 ? 7 : TileN == 256 ? 8 : 9;
+  using SmemLayoutC = decltype(composition(Swizzle<2, 3, kLog2TileN - 3>{},
+                                           make_layout(make_shape(Int<TileM>{}, Int<TileN>{}), LayoutRight{})));
+  static constexpr int kSmemBytesC = TileM * TileN * int(sizeof(Accumulator));
+  static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
+  static_assert(kSmemBytes <= 227 * 1024,
+                "GemmConfigSm80: the epilogue's fp32 staging tile (TileM * TileN * 4 bytes) exceeds "
+                "227 KiB; use a smaller tile");
+  static_assert(kThreads * 8 <= TileM * TileN,
+                "GemmConfigSm80: the epilogue's 16-byte stores need a tile of at least 8 elements "
+                "per thread");
 };
 
 }  // namespace tessel

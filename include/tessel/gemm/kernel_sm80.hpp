@@ -1,18 +1,21 @@
-// The sm80 multistage GEMM kernel, as seed 004 draws it: D (M,N) = A (M,K) * B (N,K)^T.
+// The sm80 multistage GEMM kernel, as seed 004 draws it: D (M,N) = A (M,K) * B (N,K)^T, then
+// the epilogue (epilogue_sm80.hpp). blockIdx.x is the tile (rasterized), blockIdx.z the batch.
 //   prologue  cp.async the first Stages-1 K-tiles into the shared-memory ring
 //   mainloop  per K-tile, per 16-wide k-slice: ldmatrix the next slice into registers while
 //             the MMAs run on this one (register double buffering); at the first slice issue
 //             the cp.async of the tile Stages-1 ahead; at the last, wait for the next tile
-//   epilogue  the accumulators to global memory
+//   epilogue  accumulators -> swizzled shared memory -> 16-byte stores with alpha/beta/bias/act
 // With Edges = false, M, N and K must be multiples of the tile: nothing is predicated. With
-// Edges = true, any M and N: vectors past the edges are zero-filled by cp.async (their rows are
-// decided once, their K columns per tile) and the stores of an edge tile are masked; the
-// predicates cost registers, so the runtime picks the variant by the problem. Both need K a
-// multiple of 8 and 16-byte aligned rows (lda, ldb multiples of 8, aligned pointers): each
-// cp.async moves 8 halves that are all inside or all outside the matrix.
+// Edges = true, any M, N, K: vectors past the edges are zero-filled (their MN coordinates are
+// decided once, their K coordinates per tile). The predicates cost registers, so the runtime
+// picks the variant by the problem. The operands' access width (Config::kAccess) decides the
+// alignment the kernel needs: see operand_sm80.hpp.
 #pragma once
 
+#include <cstdint>
+
 #include "config_sm80.hpp"
+#include "epilogue_sm80.hpp"
 #include "tile_scheduler.hpp"
 #include "tessel/arch/sm80.hpp"
 #include "tessel/atom/copy.hpp"
@@ -21,51 +24,69 @@
 namespace tessel {
 
 struct GemmParamsSm80 {
-  Half const* a;  // (M,K), row stride lda
-  Half const* b;  // (N,K), row stride ldb
-  float* d;       // (M,N), row stride ldd
+  void const* a;  // (M,K) of Config::Element: K-major stride (lda,1), MN-major (1,lda)
+  void const* b;  // (N,K), the same with ldb
   int m, n, k;
-  int lda, ldb, ldd;
+  int lda, ldb;
+  std::int64_t a_batch_stride, b_batch_stride;
+  EpilogueParams epilogue;
 };
 
 #if defined(__CUDACC__)
+namespace detail {
+// An operand's (MN,K) global tensor: K-major (ld,1) or MN-major (1,ld).
+template <Major M, class T>
+__device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
+  if constexpr (M == Major::kK) {
+    return make_tensor(make_gmem_ptr(ptr), make_shape(mn, k), make_stride(ld, Int<1>{}));
+  } else {
+    return make_tensor(make_gmem_ptr(ptr), make_shape(mn, k), make_stride(Int<1>{}, ld));
+  }
+}
+}  // namespace detail
+
 template <class Config, bool Edges = true>
 __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsSm80 p) {
   using namespace tessel;
+  using Element = typename Config::Element;
   constexpr int kStages = Config::kStages;
+  constexpr int kAccess = Config::kAccess;
   extern __shared__ __align__(128) unsigned char smem[];
-  auto* smem_a = reinterpret_cast<Half*>(smem);
+  auto* smem_a = reinterpret_cast<Element*>(smem);
   auto* smem_b = smem_a + cosize(typename Config::SmemLayoutA{});
 
   auto tile_mnk = make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{}, Int<Config::kTileK>{});
-  const TileCoord tile = rasterize(int(blockIdx.x + gridDim.x * blockIdx.y), int(gridDim.x), int(gridDim.y),
-                                   Config::kRasterGroup);
+  const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
+                                   (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
+  const int batch = int(blockIdx.z);
+  auto const* a = static_cast<Element const*>(p.a) + batch * p.a_batch_stride;
+  auto const* b = static_cast<Element const*>(p.b) + batch * p.b_batch_stride;
   auto blk = make_coord(tile.m, tile.n, _);
-  auto mA = make_tensor(make_gmem_ptr(p.a), make_shape(p.m, p.k), make_stride(p.lda, Int<1>{}));
-  auto mB = make_tensor(make_gmem_ptr(p.b), make_shape(p.n, p.k), make_stride(p.ldb, Int<1>{}));
-  auto mD = make_tensor(make_gmem_ptr(p.d), make_shape(p.m, p.n), make_stride(p.ldd, Int<1>{}));
-  auto gA = local_tile(mA, tile_mnk, blk, make_step(Int<1>{}, _, Int<1>{}));  // (BLK_M,BLK_K,k)
-  auto gB = local_tile(mB, tile_mnk, blk, make_step(_, Int<1>{}, Int<1>{}));  // (BLK_N,BLK_K,k)
-  auto gD = local_tile(mD, tile_mnk, blk, make_step(Int<1>{}, Int<1>{}, _));  // (BLK_M,BLK_N)
+  auto mA = detail::make_operand_tensor<Config::kMajorA>(a, p.m, p.k, p.lda);  // (M,K)
+  auto mB = detail::make_operand_tensor<Config::kMajorB>(b, p.n, p.k, p.ldb);  // (N,K)
+  auto gA = local_tile(mA, tile_mnk, blk, make_step(Int<1>{}, _, Int<1>{}));      // (BLK_M,BLK_K,k)
+  auto gB = local_tile(mB, tile_mnk, blk, make_step(_, Int<1>{}, Int<1>{}));      // (BLK_N,BLK_K,k)
   auto sA = make_tensor(make_smem_ptr(smem_a), typename Config::SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
   auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
 
   const int tid = threadIdx.x;
-  std::conditional_t<Edges, typename Config::G2SEdge, typename Config::G2S> g2s;
-  auto g2s_thr = g2s.get_slice(tid);
-  auto tAgA = g2s_thr.partition_S(gA);  // (CPY,CPY_M,CPY_K,k)
-  auto tAsA = g2s_thr.partition_D(sA);  // (CPY,CPY_M,CPY_K,PIPE)
-  auto tBgB = g2s_thr.partition_S(gB);
-  auto tBsB = g2s_thr.partition_D(sB);
+  std::conditional_t<Edges, typename Config::G2SEdgeA, typename Config::G2SA> g2s_a;
+  std::conditional_t<Edges, typename Config::G2SEdgeB, typename Config::G2SB> g2s_b;
+  auto g2s_thr_a = g2s_a.get_slice(tid);
+  auto g2s_thr_b = g2s_b.get_slice(tid);
+  auto tAgA = g2s_thr_a.partition_S(gA);  // (CPY,CPY_M,CPY_K,k)
+  auto tAsA = g2s_thr_a.partition_D(sA);  // (CPY,CPY_M,CPY_K,PIPE)
+  auto tBgB = g2s_thr_b.partition_S(gB);
+  auto tBsB = g2s_thr_b.partition_D(sB);
 
-  // Edge predicates: each atom's coordinates inside the tile (a static identity tile, so no
-  // division), offset by the tile's position in the matrix.
-  constexpr int kAtomsA = int(decltype(size(tAsA))::value) / 8 / Config::kStages;
-  constexpr int kAtomsB = int(decltype(size(tBsB))::value) / 8 / Config::kStages;
-  const AtomOrigins<8, kAtomsA> origin_a(
-      g2s_thr.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
-  const AtomOrigins<8, kAtomsB> origin_b(
-      g2s_thr.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
+  // Edge predicates: each atom's (mn, k) inside the tile (a static identity tile, so no
+  // division), against the extents left from the tile's origin.
+  constexpr int kAtomsA = int(decltype(size(tAsA))::value) / kAccess / kStages;
+  constexpr int kAtomsB = int(decltype(size(tBsB))::value) / kAccess / kStages;
+  const AtomOrigins<kAccess, kAtomsA> origin_a(
+      g2s_thr_a.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
+  const AtomOrigins<kAccess, kAtomsB> origin_b(
+      g2s_thr_b.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
   const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
   const int rows_b = p.n - tile.n * Config::kTileN;
   auto load_tile = [&](int t, int stage) {  // K tile t -> pipeline stage
@@ -73,11 +94,11 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
     auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < p.k; };
     auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < p.k; };
     if constexpr (Edges) {
-      copy_if(g2s, in_a, tAgA(_, _, _, t), tAsA(_, _, _, stage), p.a);
-      copy_if(g2s, in_b, tBgB(_, _, _, t), tBsB(_, _, _, stage), p.b);
+      copy_if(g2s_a, in_a, tAgA(_, _, _, t), tAsA(_, _, _, stage), a);
+      copy_if(g2s_b, in_b, tBgB(_, _, _, t), tBsB(_, _, _, stage), b);
     } else {
-      copy(g2s, tAgA(_, _, _, t), tAsA(_, _, _, stage));
-      copy(g2s, tBgB(_, _, _, t), tBsB(_, _, _, stage));
+      copy(g2s_a, tAgA(_, _, _, t), tAsA(_, _, _, stage));
+      copy(g2s_b, tBgB(_, _, _, t), tBsB(_, _, _, stage));
     }
   };
 
@@ -85,7 +106,8 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   auto thr_mma = mma.get_slice(tid);
   auto tCrA = thr_mma.partition_fragment_A(sA(_, _, 0));  // (MMA,MMA_M,MMA_K)
   auto tCrB = thr_mma.partition_fragment_B(sB(_, _, 0));  // (MMA,MMA_N,MMA_K)
-  auto tCrD = thr_mma.partition_fragment_C(gD);           // (MMA,MMA_M,MMA_N)
+  auto tCrD = thr_mma.partition_fragment_C(
+      make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{})));  // (MMA,MMA_M,MMA_N)
   clear(tCrD);
 
   typename Config::S2RA s2r_a;
@@ -133,17 +155,12 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
     }
   }
 
-  auto tCgD = thr_mma.partition_C(gD);  // (MMA,MMA_M,MMA_N)
-  if (!Edges || ((tile.m + 1) * Config::kTileM <= p.m && (tile.n + 1) * Config::kTileN <= p.n)) {
-    copy(tCrD, tCgD);  // an interior tile: no masks
-  } else {
-    auto tCcD = thr_mma.partition_C(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{})));
-    const int rows = p.m - tile.m * Config::kTileM, cols = p.n - tile.n * Config::kTileN;
-    for (int i = 0; i < int(size(tCrD)); ++i) {
-      auto c = tCcD[i];  // inside the tile
-      if (get<0>(c) < rows && get<1>(c) < cols) tCgD[i] = tCrD[i];
-    }
-  }
+  // The stages are reused for the epilogue's staging tile: no cp.async may still write them
+  // and no warp may still read them.
+  cp_async_wait_all();
+  __syncthreads();
+  epilogue_sm80<Config>(thr_mma, tCrD, smem, p.epilogue, batch, tile.m * Config::kTileM, tile.n * Config::kTileN,
+                        rows_a, rows_b);
 }
 #endif
 

@@ -23,3 +23,7 @@ tessel_compile_fail_test(compile_fail_gemm_config_smem gemm_config_smem.cpp
                          "GemmConfigSm80: the shared-memory stages exceed 227 KiB")
 tessel_compile_fail_test(compile_fail_gemm_config_stages gemm_config_stages.cpp
                          "GemmConfigSm80: 2 to 6 pipeline stages")
+tessel_compile_fail_test(compile_fail_gemm_config_epilogue gemm_config_epilogue.cpp
+                         "GemmConfigSm80: the epilogue's fp32 staging tile")
+tessel_compile_fail_test(compile_fail_gemm_config_mn_major gemm_config_mn_major.cpp
+                         "OperandSm80: an MN-major operand needs TileM/TileN to be a multiple of 64")

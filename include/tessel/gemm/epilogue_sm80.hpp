@@ -1,0 +1,140 @@
+// The GEMM epilogue: accumulators -> swizzled shared memory -> 16-byte global stores, with
+//   D = act(alpha * acc + beta * C + bias)
+// computed in fp32 on the way out. Each thread owns runs of kVec = 16 / sizeof(Out) columns
+// of one row (4 floats, 8 halves): it reads them from shared memory, reads C's run with one
+// 16-byte load when beta != 0, and writes D's run with one 16-byte store. Runs that cross
+// N, or rows and pointers that are not 16-byte aligned (EpilogueParams::vector_ok is false),
+// fall back to element-wise accesses. C and D may be the same memory: each element of C is
+// read by the thread that then writes it.
+#pragma once
+
+#include <cstdint>
+
+#include "tessel/arch/numeric_types.hpp"
+#include "tessel/runtime/types.hpp"
+#include "tessel/tensor.hpp"
+
+namespace tessel {
+
+enum class BiasMode : int { kNone = 0, kPerColumn = 1, kPerRow = 2 };
+
+struct EpilogueParams {
+  void* d;              // (M,N) row-major, ldd; of type `out`
+  void const* c;        // (M,N) row-major, ldc; read only when beta != 0
+  void const* bias;     // N (per column) or M (per row) values of type `out`
+  std::int64_t ldd, ldc;
+  std::int64_t d_batch_stride, c_batch_stride;
+  float alpha, beta;
+  BiasMode bias_mode;
+  Activation act;
+  DataType out;
+  bool vector_ok;  // d, c, ldd, ldc and the batch strides allow 16-byte accesses
+};
+
+#if defined(__CUDACC__)
+namespace detail {
+
+template <class T>
+__device__ inline float to_float(T x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return x;
+  } else if constexpr (std::is_same_v<T, Half>) {
+    return __half2float(x);
+  } else {
+    return __bfloat162float(x);
+  }
+}
+
+template <class T>
+__device__ inline T from_float(float x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return x;
+  } else if constexpr (std::is_same_v<T, Half>) {
+    return __float2half_rn(x);
+  } else {
+    return __float2bfloat16_rn(x);
+  }
+}
+
+__device__ inline float activate(float x, Activation act) {
+  if (act == Activation::kReLU) return x > 0.0f ? x : 0.0f;
+  if (act == Activation::kGELU) {  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(inner));
+  }
+  return x;
+}
+
+// Stores one (TileM, TileN) tile of fp32 values held in shared memory (sC, SmemLayoutC) as
+// Out, rows [0, rows) and columns [0, cols) of it; (row0, col0) is the tile's origin in D.
+template <class Config, class Out, class SmemC>
+__device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, int row0, int col0, int rows,
+                           int cols) {
+  constexpr int kVec = 16 / int(sizeof(Out));
+  constexpr int kThreadsPerRow = Config::kTileN / kVec;
+  constexpr int kRowsPerPass = Config::kThreads / kThreadsPerRow;
+  static_assert(Config::kThreads % kThreadsPerRow == 0 && Config::kTileM % kRowsPerPass == 0,
+                "epilogue: the threads must cover whole rows of 16-byte runs, and whole passes the tile");
+  static_assert(kVec % 4 == 0, "epilogue: a run is whole 16-byte groups of floats in shared memory");
+
+  const int col = (int(threadIdx.x) % kThreadsPerRow) * kVec;  // within the tile
+  if (col >= cols) return;
+  Out* d = static_cast<Out*>(p.d) + batch * p.d_batch_stride;
+  Out const* c = p.beta != 0.0f ? static_cast<Out const*>(p.c) + batch * p.c_batch_stride : nullptr;
+  Out const* bias = static_cast<Out const*>(p.bias);
+  const bool full_run = p.vector_ok && col + kVec <= cols;
+
+  for (int row = int(threadIdx.x) / kThreadsPerRow; row < rows; row += kRowsPerPass) {
+    float v[kVec];
+    for (int j = 0; j < kVec; j += 4) {  // 16-byte groups: contiguous under the swizzle
+      const float4 q = *reinterpret_cast<float4 const*>(&sC(row, col + j));
+      v[j] = q.x, v[j + 1] = q.y, v[j + 2] = q.z, v[j + 3] = q.w;
+    }
+    const std::int64_t gm = row0 + row;
+    const int gn = col0 + col;
+    alignas(16) Out cv[kVec];
+    if (p.beta != 0.0f) {
+      if (full_run) {
+        *reinterpret_cast<uint4*>(cv) = *reinterpret_cast<uint4 const*>(c + gm * p.ldc + gn);
+      } else {
+        for (int j = 0; j < kVec; ++j) cv[j] = col + j < cols ? c[gm * p.ldc + gn + j] : Out{};
+      }
+    }
+    alignas(16) Out out[kVec];
+    for (int j = 0; j < kVec; ++j) {
+      float x = p.alpha * v[j];
+      if (p.beta != 0.0f) x += p.beta * to_float(cv[j]);
+      if (p.bias_mode == BiasMode::kPerColumn && col + j < cols) x += to_float(bias[gn + j]);
+      if (p.bias_mode == BiasMode::kPerRow) x += to_float(bias[gm]);
+      out[j] = from_float<Out>(activate(x, p.act));
+    }
+    if (full_run) {
+      *reinterpret_cast<uint4*>(d + gm * p.ldd + gn) = *reinterpret_cast<uint4 const*>(out);
+    } else {
+      for (int j = 0; j < kVec && col + j < cols; ++j) d[gm * p.ldd + gn + j] = out[j];
+    }
+  }
+}
+
+}  // namespace detail
+
+// The epilogue of one tile: tCrD is the thread's accumulator fragment (MMA,MMA_M,MMA_N),
+// smem the block's shared memory (the mainloop's stages are dead by now).
+template <class Config, class ThrMma, class Frag>
+__device__ void epilogue_sm80(ThrMma const& thr_mma, Frag const& tCrD, unsigned char* smem, EpilogueParams const& p,
+                              int batch, int row0, int col0, int rows, int cols) {
+  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(smem)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
+  auto tCsC = thr_mma.partition_C(sC);  // (MMA,MMA_M,MMA_N)
+  for (int i = 0; i < int(size(tCrD)); ++i) tCsC[i] = tCrD[i];
+  __syncthreads();
+  rows = rows < Config::kTileM ? rows : Config::kTileM;
+  cols = cols < Config::kTileN ? cols : Config::kTileN;
+  switch (p.out) {
+    case DataType::kF32: detail::store_tile<Config, float>(sC, p, batch, row0, col0, rows, cols); break;
+    case DataType::kF16: detail::store_tile<Config, Half>(sC, p, batch, row0, col0, rows, cols); break;
+    case DataType::kBF16: detail::store_tile<Config, BFloat16>(sC, p, batch, row0, col0, rows, cols); break;
+  }
+}
+#endif
+
+}  // namespace tessel

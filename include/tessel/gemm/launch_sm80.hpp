@@ -1,0 +1,30 @@
+// Launching the sm80 GEMM kernel: one block per output tile (rasterized along x), one grid
+// layer per batch (z), Config::kSmemBytes of dynamic shared memory.
+//   launch_gemm_sm80<GemmConfigSm80<128, 128, 32, 4>, true>(params, batch, stream)
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "kernel_sm80.hpp"
+
+namespace tessel {
+
+#if defined(__CUDACC__)
+template <class Config, bool Edges>
+cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t stream) {
+  auto kernel = gemm_kernel_sm80<Config, Edges>;
+  // Above 48 KiB dynamic shared memory must be asked for, once per kernel (and per device:
+  // the attribute is per context, so it is set on every call; it is cheap).
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSmemBytes);
+      e != cudaSuccess) {
+    return e;
+  }
+  const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
+  const int tiles_n = (p.n + Config::kTileN - 1) / Config::kTileN;
+  dim3 grid(unsigned(tiles_m) * unsigned(tiles_n), 1, unsigned(batch));
+  kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(p);
+  return cudaGetLastError();
+}
+#endif
+
+}  // namespace tessel

@@ -1,0 +1,215 @@
+// gemm(), plan() and gemm_config_names(): from GemmArguments to one precompiled sm80 kernel.
+//
+//   1. validate (runtime/validate_gemm.cpp); empty problems return at once
+//   2. the kernel's view: D row-major (M,N) = A (M,K) * B (N,K)^T. A column-major D is
+//      computed as D^T = B^T A^T (A and B swap, M and N swap, the bias runs along rows)
+//   3. each operand K-major or MN-major; 16-byte access if its pointer, leading dimension,
+//      batch stride and contiguous extent allow it, else the narrow path
+//   4. a tile configuration (the override, or the heuristic), interior or edge variant
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "gemm/instances_sm80.hpp"
+#include "gemm/tile_configs_sm80.hpp"
+#include "tessel/runtime/gemm.hpp"
+
+namespace tessel {
+namespace {
+
+// One operand as the kernel sees it: (MN, K), K-major or MN-major.
+struct OperandView {
+  const void* ptr;
+  Major major;
+  std::int64_t ld, batch_stride;
+  int mn;
+};
+
+struct KernelProblem {
+  int m, n, k, batch;
+  OperandView a, b;  // (M,K) and (N,K)
+  bool swapped;
+};
+
+KernelProblem kernel_problem(GemmArguments const& args) {
+  // User A (M x K): row-major is K-major. User B (K x N): column-major is K-major.
+  OperandView a{args.a, args.a_layout == MatrixLayout::kRowMajor ? Major::kK : Major::kMN, args.lda,
+                args.a_batch_stride, args.m};
+  OperandView b{args.b, args.b_layout == MatrixLayout::kColumnMajor ? Major::kK : Major::kMN, args.ldb,
+                args.b_batch_stride, args.n};
+  if (args.d_layout == MatrixLayout::kColumnMajor) return {args.n, args.m, args.k, args.batch, b, a, true};
+  return {args.m, args.n, args.k, args.batch, a, b, false};
+}
+
+// 16-byte cp.async needs whole 16-byte vectors: the contiguous extent, the leading dimension,
+// the batch stride (when batched) and the pointer all multiples of 8 elements.
+bool allows_16b_access(OperandView const& v, int k, int batch) {
+  const int contiguous = v.major == Major::kK ? k : v.mn;
+  return contiguous % 8 == 0 && v.ld % 8 == 0 && (batch == 1 || v.batch_stride % 8 == 0) &&
+         reinterpret_cast<std::uintptr_t>(v.ptr) % 16 == 0;
+}
+
+// The heuristic: large tiles when there are enough of them to fill the GPU several times
+// over, mid-size tiles when they fill it once, small tiles otherwise (more blocks, shorter
+// tails). Measured choices: docs/PERFORMANCE.md.
+int choose_config(KernelProblem const& p, int sms) {
+  auto tiles = [&](sm80::TileConfigInfo const& c) {
+    return std::int64_t((p.m + c.tile_m - 1) / c.tile_m) * ((p.n + c.tile_n - 1) / c.tile_n) * p.batch;
+  };
+  if (sm80::kNumTileConfigs == 1) return 0;
+  if (tiles(sm80::kTileConfigs[0]) >= 4 * sms) return 0;
+  if (tiles(sm80::kTileConfigs[1]) >= sms) return 1;
+  return sm80::kNumTileConfigs - 1;
+}
+
+int config_index(std::string const& name) {
+  for (int i = 0; i < sm80::kNumTileConfigs; ++i) {
+    if (name == sm80::kTileConfigs[i].name) return i;
+  }
+  return -1;
+}
+
+std::string config_list() {
+  std::string s;
+  for (auto const& c : sm80::kTileConfigs) s += std::string(s.empty() ? "" : ", ") + c.name;
+  return s;
+}
+
+struct Choice {
+  KernelProblem problem;
+  sm80::KernelChoice kernel;
+};
+
+Status choose(GemmArguments const& args, int sms, Choice* out) {
+  KernelProblem p = kernel_problem(args);
+  const bool wide = p.k == 0 || (allows_16b_access(p.a, p.k, p.batch) && allows_16b_access(p.b, p.k, p.batch));
+  int config = -1;
+  if (!args.config.empty()) {
+    config = config_index(args.config);
+    if (config < 0) {
+      return {StatusCode::kInvalidArgument,
+              "config = \"" + args.config + "\" is not a configuration of this build; choose one of: " + config_list()};
+    }
+    if (!wide && std::string(sm80::kTileConfigs[config].name) != sm80::kNarrowTileConfig.name) {
+      return {StatusCode::kNotSupported,
+              "config = \"" + args.config +
+                  "\" has no narrow-access variant, and this problem needs one (an operand's pointer, leading "
+                  "dimension, batch stride or contiguous extent is not a multiple of 16 bytes); use \"" +
+                  sm80::kNarrowTileConfig.name + "\" or the default"};
+    }
+  } else {
+    config = wide ? choose_config(p, sms) : config_index(sm80::kNarrowTileConfig.name);
+  }
+  auto const& c = sm80::kTileConfigs[config];
+  const bool interior = wide && p.m % c.tile_m == 0 && p.n % c.tile_n == 0 && p.k % c.tile_k == 0;
+  *out = {p, {config, !interior, !wide}};
+  return {};
+}
+
+template <DataType Element>
+cudaError_t run(Choice const& ch, GemmParamsSm80 const& params, cudaStream_t stream) {
+  auto const& p = ch.problem;
+  const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
+  if (ka && kb) return sm80::run_gemm<Element, Major::kK, Major::kK>(ch.kernel, params, p.batch, stream);
+  if (ka) return sm80::run_gemm<Element, Major::kK, Major::kMN>(ch.kernel, params, p.batch, stream);
+  if (kb) return sm80::run_gemm<Element, Major::kMN, Major::kK>(ch.kernel, params, p.batch, stream);
+  return sm80::run_gemm<Element, Major::kMN, Major::kMN>(ch.kernel, params, p.batch, stream);
+}
+
+bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
+
+EpilogueParams epilogue_params(GemmArguments const& args, bool swapped) {
+  const int vec = 16 / data_type_bytes(args.output_type);
+  const bool c_read = args.beta != 0.0f;
+  const bool d_ok = aligned16(args.d) && args.ldd % vec == 0 && (args.batch == 1 || args.d_batch_stride % vec == 0);
+  const bool c_ok =
+      !c_read || (aligned16(args.c) && args.ldc % vec == 0 && (args.batch == 1 || args.c_batch_stride % vec == 0));
+  BiasMode bias = args.bias == nullptr ? BiasMode::kNone : swapped ? BiasMode::kPerRow : BiasMode::kPerColumn;
+  return {args.d,  c_read ? args.c : nullptr,
+          args.bias, args.ldd,
+          args.ldc,  args.d_batch_stride,
+          args.c_batch_stride, args.alpha,
+          args.beta, bias,
+          args.activation, args.output_type,
+          d_ok && c_ok};
+}
+
+// Limits of the kernels' 32-bit indexing and of the grid, beyond what validate() checks.
+Status check_kernel_limits(GemmArguments const& args) {
+  auto fits = [](std::int64_t v) { return v <= INT_MAX; };
+  if (!fits(args.lda) || !fits(args.ldb) || !fits(args.ldc) || !fits(args.ldd)) {
+    return {StatusCode::kNotSupported, "a leading dimension above 2^31 - 1 is not supported (lda = " +
+                                           std::to_string(args.lda) + ", ldb = " + std::to_string(args.ldb) +
+                                           ", ldc = " + std::to_string(args.ldc) + ", ldd = " + std::to_string(args.ldd) +
+                                           ")"};
+  }
+  if (args.batch > 65535) {
+    return {StatusCode::kNotSupported,
+            "batch = " + std::to_string(args.batch) + " exceeds 65535 (one grid layer per batch)"};
+  }
+  return {};
+}
+
+Status device_sms(int* sms) {
+  int device = 0, major = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
+    cudaGetLastError();  // clear it: the caller's later CUDA calls must not see our failure
+    return {StatusCode::kNoDevice, std::string("no CUDA device: cudaGetDevice: ") + cudaGetErrorString(e)};
+  }
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (major < 8) {
+    return {StatusCode::kNoDevice, "device " + std::to_string(device) + " has compute capability " +
+                                       std::to_string(major) + ".x; tessel's kernels need sm_80 or newer"};
+  }
+  cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::string> gemm_config_names() {
+  std::vector<std::string> names;
+  for (auto const& c : sm80::kTileConfigs) names.emplace_back(c.name);
+  return names;
+}
+
+Status plan(GemmArguments const& args, GemmPlan* out) {
+  if (out == nullptr) return {StatusCode::kInvalidArgument, "plan: out is null"};
+  if (Status s = validate(args); !s) return s;
+  if (Status s = check_kernel_limits(args); !s) return s;
+  int sms = 132;  // without a device, plan as for an H100
+  if (int count = 0; cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+    int device = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  } else {
+    cudaGetLastError();
+  }
+  Choice ch;
+  if (Status s = choose(args, sms, &ch); !s) return s;
+  *out = {sm80::kTileConfigs[ch.kernel.config].name, ch.kernel.edges ? "edge" : "interior",
+          ch.kernel.narrow ? "2B" : "16B", ch.problem.swapped};
+  return {};
+}
+
+Status gemm(GemmArguments const& args, cudaStream_t stream) {
+  if (Status s = validate(args); !s) return s;
+  if (args.m == 0 || args.n == 0) return {};  // nothing to compute
+  if (Status s = check_kernel_limits(args); !s) return s;
+  int sms = 0;
+  if (Status s = device_sms(&sms); !s) return s;
+  Choice ch;
+  if (Status s = choose(args, sms, &ch); !s) return s;
+  auto const& p = ch.problem;
+  GemmParamsSm80 params{p.a.ptr, p.b.ptr, p.m, p.n, p.k, int(p.a.ld), int(p.b.ld), p.a.batch_stride,
+                        p.b.batch_stride, epilogue_params(args, p.swapped)};
+  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, stream) : run<DataType::kBF16>(ch, params, stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return {StatusCode::kCudaError, std::string("gemm: kernel launch failed (") + sm80::kTileConfigs[ch.kernel.config].name +
+                                        "): " + cudaGetErrorString(e)};
+  }
+  return {};
+}
+
+}  // namespace tessel

@@ -1,0 +1,37 @@
+// Definition of run_gemm (instances_sm80.hpp): a switch over the compiled configurations.
+#pragma once
+
+#include "gemm/instances_sm80.hpp"
+#include "gemm/tile_configs_sm80.hpp"
+#include "tessel/gemm/launch_sm80.hpp"
+
+namespace tessel::sm80 {
+
+// Configuration Index, or the next ones; cudaErrorInvalidValue past the last (the caller
+// checks the index first).
+template <class Element, Major A, Major B, int Index = 0>
+cudaError_t run_gemm_at(KernelChoice const& c, GemmParamsSm80 const& p, int batch, cudaStream_t stream) {
+  if constexpr (Index == kNumTileConfigs) {
+    return cudaErrorInvalidValue;
+  } else {
+    if (c.config != Index) return run_gemm_at<Element, A, B, Index + 1>(c, p, batch, stream);
+    using Config = typename TileConfigAt<Index>::template Config<Element, A, B, 8>;
+    static_assert(kTileConfigs[Index].tile_m == Config::kTileM && kTileConfigs[Index].tile_n == Config::kTileN &&
+                      kTileConfigs[Index].tile_k == Config::kTileK && kTileConfigs[Index].stages == Config::kStages &&
+                      kTileConfigs[Index].warps_m == Config::kWarpsM && kTileConfigs[Index].warps_n == Config::kWarpsN,
+                  "tile_configs_sm80: the table row and the shape type disagree");
+    return c.edges ? launch_gemm_sm80<Config, true>(p, batch, stream) : launch_gemm_sm80<Config, false>(p, batch, stream);
+  }
+}
+
+template <DataType Input, Major A, Major B>
+cudaError_t run_gemm(KernelChoice const& c, GemmParamsSm80 const& p, int batch, cudaStream_t stream) {
+  using Element = std::conditional_t<Input == DataType::kF16, Half, BFloat16>;
+  if (c.narrow) {
+    using Config = typename NarrowTile::template Config<Element, A, B, 1>;
+    return launch_gemm_sm80<Config, true>(p, batch, stream);
+  }
+  return run_gemm_at<Element, A, B>(c, p, batch, stream);
+}
+
+}  // namespace tessel::sm80

@@ -1,0 +1,310 @@
+// tessel::gemm end to end on the GPU against a double-precision host reference: every layout,
+// input and output type, alpha/beta, bias and activations, batches, column-major D, C aliasing
+// D, padded and misaligned leading dimensions (the narrow path), every shipped configuration,
+// and random problems (fixed seeds, printed on failure). Outputs are poisoned (NaN) first.
+//
+// Tolerance per element: |d - ref| <= 1e-5 * K + eps_out * (1 + |ref|), where the first term
+// bounds the fp32 accumulation of K products of inputs in [-1, 1] (exact in fp32, each add off
+// by at most 2^-24 of a partial sum <= K) and eps_out is the output type's rounding: 2^-24 (f32),
+// 2^-11 (f16), 2^-8 (bf16), doubled for the epilogue's own fp32 arithmetic (alpha, beta, GELU).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tessel/runtime/gemm.hpp"
+
+namespace tessel {
+namespace {
+
+float round_to(DataType t, float x) {
+  if (t == DataType::kF16) return __half2float(__float2half_rn(x));
+  if (t == DataType::kBF16) return __bfloat162float(__float2bfloat16_rn(x));
+  return x;
+}
+
+// Host bytes of `values` in type t.
+std::vector<unsigned char> encode(DataType t, std::vector<float> const& values) {
+  std::vector<unsigned char> bytes(values.size() * data_type_bytes(t));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (t == DataType::kF16) {
+      __half h = __float2half_rn(values[i]);
+      std::memcpy(&bytes[2 * i], &h, 2);
+    } else if (t == DataType::kBF16) {
+      __nv_bfloat16 h = __float2bfloat16_rn(values[i]);
+      std::memcpy(&bytes[2 * i], &h, 2);
+    } else {
+      std::memcpy(&bytes[4 * i], &values[i], 4);
+    }
+  }
+  return bytes;
+}
+
+float decode(DataType t, unsigned char const* p) {
+  if (t == DataType::kF16) {
+    __half h;
+    std::memcpy(&h, p, 2);
+    return __half2float(h);
+  }
+  if (t == DataType::kBF16) {
+    __nv_bfloat16 h;
+    std::memcpy(&h, p, 2);
+    return __bfloat162float(h);
+  }
+  float f;
+  std::memcpy(&f, p, 4);
+  return f;
+}
+
+struct Case {
+  int m = 64, n = 64, k = 64, batch = 1;
+  MatrixLayout a_layout = MatrixLayout::kRowMajor, b_layout = MatrixLayout::kColumnMajor,
+               d_layout = MatrixLayout::kRowMajor;
+  DataType in = DataType::kF16, out = DataType::kF32;
+  float alpha = 1.0f, beta = 0.0f;
+  bool bias = false;
+  Activation act = Activation::kNone;
+  int pad = 0;           // added to every leading dimension
+  int offset = 0;        // elements added to every pointer (1: misaligned for 16-byte access)
+  bool c_is_d = false;   // C and D the same memory
+  std::string config;    // "" = heuristic
+
+  std::string describe() const {
+    std::ostringstream s;
+    s << m << "x" << n << "x" << k << " batch " << batch << " A " << (a_layout == MatrixLayout::kRowMajor ? "row" : "col")
+      << " B " << (b_layout == MatrixLayout::kRowMajor ? "row" : "col") << " D "
+      << (d_layout == MatrixLayout::kRowMajor ? "row" : "col") << " " << data_type_name(in) << "->"
+      << data_type_name(out) << " alpha " << alpha << " beta " << beta << (bias ? " bias" : "") << " act "
+      << int(act) << " pad " << pad << " offset " << offset << (c_is_d ? " C=D" : "") << " config '" << config << "'";
+    return s.str();
+  }
+};
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  explicit DeviceBuffer(size_t bytes) { EXPECT_EQ(cudaMalloc(&ptr, bytes < 16 ? 16 : bytes), cudaSuccess); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(DeviceBuffer const&) = delete;
+  DeviceBuffer& operator=(DeviceBuffer const&) = delete;
+};
+
+// A matrix of rows x cols in `layout` with leading dimension ld, `batch` of them `stride`
+// apart; (r, c) of batch b is at b * stride + (row-major ? r * ld + c : r + c * ld).
+size_t index(MatrixLayout layout, std::int64_t ld, std::int64_t stride, int b, int r, int c) {
+  return size_t(b * stride + (layout == MatrixLayout::kRowMajor ? r * ld + c : r + c * ld));
+}
+
+void run_case(Case const& t, unsigned seed) {
+  SCOPED_TRACE(t.describe() + " seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto rows_cols_ld = [&](MatrixLayout l, int rows, int cols) -> std::int64_t {
+    return (l == MatrixLayout::kRowMajor ? std::max(cols, 1) : std::max(rows, 1)) + t.pad;
+  };
+  const std::int64_t lda = rows_cols_ld(t.a_layout, t.m, t.k), ldb = rows_cols_ld(t.b_layout, t.k, t.n),
+                     ldd = rows_cols_ld(t.d_layout, t.m, t.n);
+  auto span = [](MatrixLayout l, std::int64_t ld, int rows, int cols) -> std::int64_t {
+    if (rows == 0 || cols == 0) return 0;
+    return l == MatrixLayout::kRowMajor ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+  };
+  const std::int64_t sa = span(t.a_layout, lda, t.m, t.k) + t.pad, sb = span(t.b_layout, ldb, t.k, t.n) + 3 * t.pad,
+                     sd = span(t.d_layout, ldd, t.m, t.n) + t.pad;
+  const size_t na = size_t(t.offset + sa * t.batch), nb = size_t(t.offset + sb * t.batch),
+               nd = size_t(t.offset + sd * t.batch);
+  std::vector<float> a(na), b(nb), c(nd), bias(size_t(t.n) + t.offset);
+  for (auto& x : a) x = round_to(t.in, dist(rng));
+  for (auto& x : b) x = round_to(t.in, dist(rng));
+  for (auto& x : c) x = round_to(t.out, dist(rng));
+  for (auto& x : bias) x = round_to(t.out, dist(rng));
+
+  const int ob = data_type_bytes(t.out), ib = data_type_bytes(t.in);
+  DeviceBuffer da(na * ib), db(nb * ib), dc(nd * ob), dd(nd * ob), dbias(bias.size() * ob);
+  auto upload = [](DeviceBuffer& buf, std::vector<unsigned char> const& bytes) {
+    ASSERT_EQ(cudaMemcpy(buf.ptr, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  };
+  upload(da, encode(t.in, a));
+  upload(db, encode(t.in, b));
+  upload(dbias, encode(t.out, bias));
+  if (t.c_is_d) {
+    upload(dd, encode(t.out, c));
+  } else {
+    upload(dc, encode(t.out, c));
+    ASSERT_EQ(cudaMemset(dd.ptr, 0xff, nd * ob), cudaSuccess);  // poison: NaN in every type
+  }
+
+  GemmArguments args;
+  args.m = t.m, args.n = t.n, args.k = t.k, args.batch = t.batch;
+  args.input_type = t.in, args.output_type = t.out;
+  args.a = static_cast<char*>(da.ptr) + t.offset * ib, args.a_layout = t.a_layout, args.lda = lda,
+  args.a_batch_stride = sa;
+  args.b = static_cast<char*>(db.ptr) + t.offset * ib, args.b_layout = t.b_layout, args.ldb = ldb,
+  args.b_batch_stride = sb;
+  void* d_ptr = static_cast<char*>(dd.ptr) + t.offset * ob;
+  args.c = t.c_is_d ? d_ptr : static_cast<char*>(dc.ptr) + t.offset * ob, args.ldc = ldd, args.c_batch_stride = sd;
+  args.d = d_ptr, args.d_layout = t.d_layout, args.ldd = ldd, args.d_batch_stride = sd;
+  args.alpha = t.alpha, args.beta = t.beta;
+  args.bias = t.bias ? static_cast<char*>(dbias.ptr) + t.offset * ob : nullptr;
+  args.activation = t.act;
+  args.config = t.config;
+  Status s = gemm(args, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<unsigned char> out(nd * ob);
+  ASSERT_EQ(cudaMemcpy(out.data(), dd.ptr, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+
+  const double eps = t.out == DataType::kF32 ? 0x1p-23 : t.out == DataType::kF16 ? 0x1p-10 : 0x1p-7;
+  int failures = 0;
+  for (int bt = 0; bt < t.batch; ++bt) {
+    for (int i = 0; i < t.m; ++i) {
+      for (int j = 0; j < t.n; ++j) {
+        double acc = 0;
+        for (int kk = 0; kk < t.k; ++kk) {
+          acc += double(a[t.offset + index(t.a_layout, lda, sa, bt, i, kk)]) *
+                 double(b[t.offset + index(t.b_layout, ldb, sb, bt, kk, j)]);
+        }
+        const size_t di = t.offset + index(t.d_layout, ldd, sd, bt, i, j);
+        double ref = t.alpha * acc;
+        if (t.beta != 0.0f) ref += double(t.beta) * c[di];
+        if (t.bias) ref += bias[t.offset + j];
+        if (t.act == Activation::kReLU) ref = std::max(ref, 0.0);
+        if (t.act == Activation::kGELU) ref = 0.5 * ref * (1 + std::tanh(0.7978845608028654 * (ref + 0.044715 * ref * ref * ref)));
+        const double got = decode(t.out, &out[di * ob]);
+        const double tol = 1e-5 * t.k + eps * (1 + std::fabs(ref));
+        if (!(std::fabs(got - ref) <= tol) && ++failures <= 5) {
+          ADD_FAILURE() << "D(" << i << "," << j << ") of batch " << bt << " = " << got << ", expected " << ref
+                        << " (tolerance " << tol << ")";
+        }
+      }
+    }
+  }
+  // Everything outside the batches' (M,N) windows must still be poison (or C, when C is D).
+  if (!t.c_is_d && t.pad > 0 && t.m > 0 && t.n > 0) {
+    const size_t pad_elem = t.offset + (t.d_layout == MatrixLayout::kRowMajor ? size_t(t.n) : size_t(t.m));
+    unsigned char poison[4] = {0xff, 0xff, 0xff, 0xff};
+    EXPECT_EQ(std::memcmp(&out[pad_elem * ob], poison, ob), 0) << "a store landed in the padding of D";
+  }
+  EXPECT_EQ(failures, 0) << failures << " elements out of tolerance";
+}
+
+constexpr MatrixLayout kRow = MatrixLayout::kRowMajor, kCol = MatrixLayout::kColumnMajor;
+
+// ---- every layout x input x output, on a tile multiple (interior) and an edge problem ----
+class GemmCombination : public ::testing::TestWithParam<std::tuple<int, DataType, DataType>> {};
+
+TEST_P(GemmCombination, InteriorAndEdgeProblems) {
+  auto [layouts, in, out] = GetParam();
+  for (auto [m, n, k] : {std::tuple{128, 256, 128}, std::tuple{129, 131, 72}}) {
+    Case t;
+    t.m = m, t.n = n, t.k = k, t.in = in, t.out = out;
+    t.a_layout = layouts & 1 ? kCol : kRow;
+    t.b_layout = layouts & 2 ? kRow : kCol;
+    run_case(t, 1000 + layouts);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLayoutsAndTypes, GemmCombination,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3),
+                                            ::testing::Values(DataType::kF16, DataType::kBF16),
+                                            ::testing::Values(DataType::kF32, DataType::kF16, DataType::kBF16)));
+
+// ---- the epilogue ----
+TEST(GemmApi, AlphaBetaBiasRelu) {
+  Case t{.m = 200, .n = 136, .k = 96, .alpha = 0.5f, .beta = -1.5f, .bias = true, .act = Activation::kReLU};
+  run_case(t, 1);
+}
+TEST(GemmApi, GeluWithF16Output) {
+  Case t{.m = 130, .n = 72, .k = 64, .out = DataType::kF16, .alpha = 2.0f, .bias = true, .act = Activation::kGELU};
+  run_case(t, 2);
+}
+TEST(GemmApi, CAliasesD) {
+  Case t{.m = 160, .n = 96, .k = 48, .out = DataType::kBF16, .beta = 1.0f, .c_is_d = true};
+  run_case(t, 3);
+}
+TEST(GemmApi, ColumnMajorDWithBiasAndBeta) {
+  Case t{.m = 77, .n = 190, .k = 40, .d_layout = kCol, .alpha = 1.0f, .beta = 0.25f, .bias = true};
+  run_case(t, 4);
+}
+TEST(GemmApi, KZeroGivesBetaCPlusBias) {
+  Case t{.m = 33, .n = 40, .k = 0, .beta = 2.0f, .bias = true};
+  run_case(t, 5);
+}
+TEST(GemmApi, OneByOneByOne) { run_case(Case{.m = 1, .n = 1, .k = 1}, 6); }
+
+// ---- batches, leading dimensions, the narrow path ----
+TEST(GemmApi, StridedBatches) {
+  Case t{.m = 96, .n = 80, .k = 56, .batch = 3, .a_layout = kCol, .beta = 1.0f, .bias = true};
+  run_case(t, 7);
+}
+TEST(GemmApi, PaddedLeadingDimensions) { run_case(Case{.m = 128, .n = 128, .k = 64, .pad = 8}, 8); }
+TEST(GemmApi, OddKTakesTheNarrowPath) {
+  Case t{.m = 70, .n = 90, .k = 33};
+  GemmPlan p;
+  run_case(t, 9);
+  run_case(Case{.m = 70, .n = 90, .k = 33, .a_layout = kCol, .b_layout = kRow, .in = DataType::kBF16}, 10);
+}
+TEST(GemmApi, UnalignedLeadingDimensionsAndPointers) {
+  run_case(Case{.m = 64, .n = 64, .k = 64, .pad = 3}, 11);
+  run_case(Case{.m = 100, .n = 50, .k = 64, .out = DataType::kF16, .offset = 1}, 12);
+  run_case(Case{.m = 100, .n = 50, .k = 64, .a_layout = kCol, .b_layout = kRow, .d_layout = kCol, .beta = 1.0f,
+                .bias = true, .offset = 1},
+           13);
+}
+
+// ---- every shipped configuration, interior and edge ----
+TEST(GemmApi, EveryConfiguration) {
+  for (auto const& name : gemm_config_names()) {
+    run_case(Case{.m = 256, .n = 256, .k = 128, .config = name}, 14);
+    run_case(Case{.m = 150, .n = 270, .k = 88, .a_layout = kCol, .b_layout = kRow, .config = name}, 15);
+  }
+}
+
+// ---- plan() says which kernel runs ----
+TEST(GemmApi, PlanNamesVariantAndAccess) {
+  GemmArguments args;
+  args.m = 256, args.n = 256, args.k = 128, args.lda = 128, args.ldb = 128, args.ldd = 256;
+  args.a = args.b = args.d = reinterpret_cast<void*>(std::uintptr_t(1) << 20);
+  args.b = reinterpret_cast<void*>(std::uintptr_t(2) << 20);
+  args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 20);
+  GemmPlan p;
+  ASSERT_TRUE(plan(args, &p).ok());
+  EXPECT_EQ(p.variant, "interior");
+  EXPECT_EQ(p.access, "16B");
+  args.k = 33, args.lda = 33, args.ldb = 33;
+  ASSERT_TRUE(plan(args, &p).ok());
+  EXPECT_EQ(p.variant, "edge");
+  EXPECT_EQ(p.access, "2B");
+  args.d_layout = kCol;
+  ASSERT_TRUE(plan(args, &p).ok());
+  EXPECT_TRUE(p.swapped);
+}
+
+// ---- random problems ----
+TEST(GemmApi, RandomProblems) {
+  std::mt19937 rng(2026);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int sizes[] = {1, 2, 7, 8, 13, 16, 31, 64, 97, 127, 128, 129, 191, 256, 263};
+  for (int i = 0; i < 40; ++i) {
+    Case t;
+    t.m = sizes[pick(0, 14)], t.n = sizes[pick(0, 14)], t.k = sizes[pick(0, 14)];
+    t.batch = pick(1, 2);
+    t.a_layout = pick(0, 1) ? kRow : kCol, t.b_layout = pick(0, 1) ? kRow : kCol, t.d_layout = pick(0, 3) ? kRow : kCol;
+    t.in = pick(0, 1) ? DataType::kF16 : DataType::kBF16;
+    t.out = DataType(pick(0, 2));
+    t.alpha = pick(0, 1) ? 1.0f : 0.75f, t.beta = pick(0, 1) ? 0.0f : 0.5f;
+    t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
+    t.pad = pick(0, 2) == 0 ? pick(1, 9) : 0;
+    t.offset = pick(0, 4) == 0 ? 1 : 0;
+    run_case(t, 100 + i);
+    if (HasFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace tessel

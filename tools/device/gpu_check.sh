@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On a GPU machine: configure, build everything, then run the requested steps, writing logs
+# under $OUT (default ./out). Steps: test (ctest -L gpu), sanitize (compute-sanitizer memcheck
+# and racecheck on a subset), prof (tessel-prof's default suite, CSV), or a tessel-prof
+# command line after "prof-args". Example (the lent H100, googletest and the CLI11 /
+# nlohmann-json packages carried in .deps/):
+#   tools/device/gpu_check.sh test sanitize prof
+set -uo pipefail
+OUT=${OUT:-$PWD/out}
+B=${BUILD_DIR:-/tmp/tessel-build}
+mkdir -p "$OUT"
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCHS:-90a}" \
+  -DTESSEL_GTEST_SOURCE_DIR="$PWD/.deps/googletest" -DCMAKE_PREFIX_PATH="$PWD/.deps/prefix" \
+  ${CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+if ! cmake --build "$B" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
+  grep -E "error|Error" "$OUT/build.log" | head -40
+  exit 1
+fi
+status=0
+while (($#)); do
+  case "$1" in
+    test)
+      ctest --test-dir "$B" -L gpu -j2 --output-on-failure >"$OUT/ctest-gpu.log" 2>&1 || status=1
+      tail -25 "$OUT/ctest-gpu.log" ;;
+    sanitize)
+      for tool in memcheck racecheck; do
+        compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/gemm_api_device_test" \
+          --gtest_filter='GemmApi.AlphaBetaBiasRelu:GemmApi.OddKTakesTheNarrowPath:GemmApi.StridedBatches:GemmApi.UnalignedLeadingDimensionsAndPointers:AllLayoutsAndTypes/GemmCombination.InteriorAndEdgeProblems/5' \
+          >"$OUT/sanitize-$tool.log" 2>&1 || status=1
+        tail -4 "$OUT/sanitize-$tool.log"
+      done ;;
+    prof)
+      "$B/tools/prof/tessel-prof" gemm --csv >"$OUT/prof-suite.csv" 2>"$OUT/prof-suite.err" || status=1
+      cat "$OUT/prof-suite.csv"; tail -5 "$OUT/prof-suite.err" ;;
+    prof-args)
+      shift
+      "$B/tools/prof/tessel-prof" "$@" 2>&1 | tee "$OUT/prof-args.log" || status=1
+      break ;;
+    *) echo "unknown step $1"; exit 2 ;;
+  esac
+  shift
+done
+exit $status
