@@ -8,11 +8,24 @@
 //      (row-major) or b[k + n*ldb] (column-major)
 //   C, D  M x N, both with d_layout; C has its own ldc and may be the same memory as D
 //      (then ldc == ldd and c_batch_stride == d_batch_stride)
-//   bias  N values (one per column of D), the output type, or null
+//   bias  N values (one per column of D, the same for every batch), the output type, or null
 //   act   none, ReLU (max(x,0)) or GELU (tanh approximation)
 //
 // Inputs f16 or bf16 (A and B the same), accumulation in fp32, alpha and beta fp32, C and D
-// f16, bf16 or f32 (the same type). With beta == 0, C is not read and may be null.
+// f16, bf16 or f32 (the same type). C is read exactly when beta != 0 (a NaN beta reads C);
+// with beta == 0 it may be null. Alpha and beta may be any float, NaN and inf included.
+//
+// Memory rules (validate() checks them; src/runtime/validate_gemm.cpp lists its checks):
+//   - m == 0 or n == 0 is a no-op: nothing is read or written, pointers may be null;
+//     k == 0 is not: D = act(beta * C + bias), A and B are not read and may be null.
+//   - each pointer is a multiple of its element size; wider alignment is never required
+//     (the dispatcher picks narrower loads).
+//   - one matrix spans (rows-1)*ld + cols < 2^31 elements, and ld < 2^31: the kernels
+//     index within a matrix with 32-bit ints (larger is kNotSupported).
+//   - with batch > 1, d_batch_stride >= the span of one D (batches of D do not overlap).
+//   - D's bytes over all batches do not overlap those of A, B or bias, nor those of C unless
+//     c == d with ldc == ldd and c_batch_stride == d_batch_stride. Overlap is judged on byte
+//     ranges from the first to one past the last element, so interleaved buffers are refused.
 //
 // In BLAS terms (column-major D), cuBLAS's "TN" (op(A) = A^T, op(B) = B) is A row-major and
 // B column-major here: both K-contiguous, the fastest case.
@@ -42,7 +55,7 @@ const char* data_type_name(DataType t);  // "f16", "bf16", "f32"
 int data_type_bytes(DataType t);         // 2, 2, 4
 
 struct GemmArguments {
-  int m = 0, n = 0, k = 0;  // >= 0; m, n or k == 0 is a valid no-op (k == 0: D = act(beta*C + bias))
+  int m = 0, n = 0, k = 0;  // >= 0; m or n == 0: a no-op; k == 0: D = act(beta*C + bias)
   int batch = 1;            // >= 1
 
   DataType input_type = DataType::kF16;   // A and B
@@ -50,7 +63,7 @@ struct GemmArguments {
 
   const void* a = nullptr;
   MatrixLayout a_layout = MatrixLayout::kRowMajor;
-  std::int64_t lda = 0;             // >= K (row-major) or >= M (column-major), >= 1
+  std::int64_t lda = 0;             // >= K (row-major) or >= M (column-major) when read
   std::int64_t a_batch_stride = 0;  // elements between batches; 0 broadcasts one A
 
   const void* b = nullptr;
@@ -59,7 +72,7 @@ struct GemmArguments {
   std::int64_t b_batch_stride = 0;
 
   const void* c = nullptr;  // read only when beta != 0
-  std::int64_t ldc = 0;
+  std::int64_t ldc = 0;  // >= N (row-major) or >= M (column-major) when read
   std::int64_t c_batch_stride = 0;
 
   void* d = nullptr;

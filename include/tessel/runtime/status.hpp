@@ -12,8 +12,9 @@ namespace tessel {
 enum class StatusCode : int {
   kSuccess = 0,
   kInvalidArgument = 1,  // a null pointer, a negative size, a leading dimension too small, ...
-  kNotSupported = 2,     // a valid request this library does not implement (type combination, config)
-  kMisaligned = 3,       // a pointer or leading dimension breaks the alignment the request needs
+  kNotSupported = 2,     // a valid request this library does not implement (f32 inputs, a
+                         // matrix of 2^31 elements or more)
+  kMisaligned = 3,       // a pointer that is not a multiple of its element size
   kNoDevice = 4,         // no CUDA device, or one older than sm_80
   kCudaError = 5,        // the CUDA runtime reported an error (launch, attribute, ...)
   kInternal = 6,         // a bug in tessel: please report it with the message
