@@ -4,6 +4,7 @@
 //
 //   1. enumerations hold one of their values (the C API can pass any int)   invalid argument
 //   2. m, n, k >= 0, batch >= 1                                              invalid argument
+//      batch <= 65535                                                       not supported
 //   3. input_type f16 or bf16 (f32 inputs are valid but not implemented)    not supported
 //   4. config empty or one of gemm_config_names()                           invalid argument
 //   -- m == 0 or n == 0: a no-op, nothing else is checked (pointers may be null) --
@@ -150,6 +151,9 @@ Status check_sizes(const GemmArguments& args) {
   if (args.batch < 1) {
     return invalid_argument("batch = " + str(args.batch) +
                             " is smaller than 1; expected the number of GEMMs, >= 1");
+  }
+  if (args.batch > 65535) {  // one grid layer (blockIdx.z) per batch
+    return {StatusCode::kNotSupported, "batch = " + str(args.batch) + " exceeds 65535, the most batches one call runs"};
   }
   return {};
 }

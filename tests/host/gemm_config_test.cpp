@@ -13,12 +13,14 @@
 namespace tessel {
 namespace {
 
-// Stage 0 of a (Tile, TileK, Stages) shared-memory layout as tessel-layout text.
-template <class SmemLayout>
+// Stage 0 of a (Tile, TileK, Stages) shared-memory layout as tessel-layout text. The bank
+// checker vectorises along the second mode, so an MN-major stage is given as (TileK, Tile).
+template <class SmemLayout, bool MNMajor>
 std::string stage0_expression(bool swizzled) {
   auto stage = SmemLayout{}(make_coord(_, _, 0));
   using Sw = std::remove_cvref_t<decltype(stage.outer())>;
-  std::string inner = to_string(stage.inner());
+  auto in = stage.inner();
+  std::string inner = MNMajor ? to_string(make_layout(get<1>(in), get<0>(in))) : to_string(in);
   if (!swizzled) return inner;
   return "composition(Sw<" + std::to_string(Sw::num_bits) + "," + std::to_string(Sw::num_base) + "," +
          std::to_string(Sw::num_shift) + ">, " + inner + ")";
@@ -26,8 +28,8 @@ std::string stage0_expression(bool swizzled) {
 
 // Worst n-way over every warp and every instruction of a copy's partitions of a (rows, cols)
 // tile: for instruction i, lane l of warp w starts its 16-byte vector at the first element of
-// atom i of thread 32w + l.
-template <class Copy, int Threads, bool Destination, class Rows, class Cols>
+// atom i of thread 32w + l. Transposed: the tile was given as (cols, rows).
+template <class Copy, int Threads, bool Destination, bool Transposed, class Rows, class Cols>
 int worst_conflict(tool::SmemTile const& tile, Rows rows, Cols cols) {
   auto id = make_identity_tensor(make_shape(rows, cols));
   int worst = 1;
@@ -46,7 +48,8 @@ int worst_conflict(tool::SmemTile const& tile, Rows rows, Cols cols) {
       per_instruction.resize(count);
       for (int i = 0; i < count; ++i) {
         auto c = part(make_coord(0, i));
-        per_instruction[i].push_back(tool::Coord{int64_t(get<0>(c)), int64_t(get<1>(c))});
+        const int64_t r = get<0>(c), k = get<1>(c);
+        per_instruction[i].push_back(Transposed ? tool::Coord{k, r} : tool::Coord{r, k});
       }
     }
     for (auto const& coords : per_instruction) {
@@ -62,12 +65,13 @@ void expect_conflict_free() {
   auto rows_a = Int<Config::kTileM>{}, rows_b = Int<Config::kTileN>{};
   auto cols = Int<Config::kTileK>{};
   for (bool swizzled : {true, false}) {
-    auto tile_a = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutA>(swizzled)), 2);
-    auto tile_b = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutB>(swizzled)), 2);
-    int g2s_a = worst_conflict<typename Config::G2SA, kThreads, true>(tile_a, rows_a, cols);
-    int g2s_b = worst_conflict<typename Config::G2SB, kThreads, true>(tile_b, rows_b, cols);
-    int s2r_a = worst_conflict<typename Config::S2RA, kThreads, false>(tile_a, rows_a, cols);
-    int s2r_b = worst_conflict<typename Config::S2RB, kThreads, false>(tile_b, rows_b, cols);
+    constexpr bool kTa = Config::kMajorA == Major::kMN, kTb = Config::kMajorB == Major::kMN;
+    auto tile_a = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutA, kTa>(swizzled)), 2);
+    auto tile_b = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutB, kTb>(swizzled)), 2);
+    int g2s_a = worst_conflict<typename Config::G2SA, kThreads, true, kTa>(tile_a, rows_a, cols);
+    int g2s_b = worst_conflict<typename Config::G2SB, kThreads, true, kTb>(tile_b, rows_b, cols);
+    int s2r_a = worst_conflict<typename Config::S2RA, kThreads, false, kTa>(tile_a, rows_a, cols);
+    int s2r_b = worst_conflict<typename Config::S2RB, kThreads, false, kTb>(tile_b, rows_b, cols);
     if (swizzled) {
       EXPECT_EQ(g2s_a, 1) << "cp.async writes of A on " << tile_a.text();
       EXPECT_EQ(g2s_b, 1) << "cp.async writes of B on " << tile_b.text();

@@ -163,6 +163,13 @@ TEST(GemmValidate, BatchBelowOneIsAnInvalidArgument) {
   }
 }
 
+TEST(GemmValidate, MoreThan65535BatchesAreNotSupported) {
+  GemmArguments args = valid_args();
+  args.batch = 65536;
+  args.d_batch_stride = args.m * args.ldd;  // batches of D apart (valid_args is row-major D)
+  EXPECT_TRUE(fails_with(validate(args), StatusCode::kNotSupported, {"batch = 65536", "65535"}));
+}
+
 TEST(GemmValidate, F32InputsAreNotSupported) {
   GemmArguments args = valid_args();
   args.input_type = DataType::kF32;
