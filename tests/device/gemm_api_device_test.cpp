@@ -209,10 +209,18 @@ TEST_P(GemmCombination, InteriorAndEdgeProblems) {
   }
 }
 
+// Named like "A_row_B_col_f16_to_f32".
+std::string combination_name(::testing::TestParamInfo<std::tuple<int, DataType, DataType>> const& info) {
+  auto [layouts, in, out] = info.param;
+  return std::string("A_") + (layouts & 1 ? "col" : "row") + "_B_" + (layouts & 2 ? "row" : "col") + "_" +
+         data_type_name(in) + "_to_" + data_type_name(out);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllLayoutsAndTypes, GemmCombination,
                          ::testing::Combine(::testing::Values(0, 1, 2, 3),
                                             ::testing::Values(DataType::kF16, DataType::kBF16),
-                                            ::testing::Values(DataType::kF32, DataType::kF16, DataType::kBF16)));
+                                            ::testing::Values(DataType::kF32, DataType::kF16, DataType::kBF16)),
+                         combination_name);
 
 // ---- the epilogue ----
 TEST(GemmApi, AlphaBetaBiasRelu) {
@@ -244,9 +252,7 @@ TEST(GemmApi, StridedBatches) {
 }
 TEST(GemmApi, PaddedLeadingDimensions) { run_case(Case{.m = 128, .n = 128, .k = 64, .pad = 8}, 8); }
 TEST(GemmApi, OddKTakesTheNarrowPath) {
-  Case t{.m = 70, .n = 90, .k = 33};
-  GemmPlan p;
-  run_case(t, 9);
+  run_case(Case{.m = 70, .n = 90, .k = 33}, 9);
   run_case(Case{.m = 70, .n = 90, .k = 33, .a_layout = kCol, .b_layout = kRow, .in = DataType::kBF16}, 10);
 }
 TEST(GemmApi, UnalignedLeadingDimensionsAndPointers) {
@@ -258,10 +264,30 @@ TEST(GemmApi, UnalignedLeadingDimensionsAndPointers) {
 }
 
 // ---- every shipped configuration, interior and edge ----
+// (Edges with 16-byte access: the contiguous extents M, N and K stay multiples of 8.)
 TEST(GemmApi, EveryConfiguration) {
   for (auto const& name : gemm_config_names()) {
     run_case(Case{.m = 256, .n = 256, .k = 128, .config = name}, 14);
-    run_case(Case{.m = 150, .n = 270, .k = 88, .a_layout = kCol, .b_layout = kRow, .config = name}, 15);
+    run_case(Case{.m = 152, .n = 264, .k = 88, .a_layout = kCol, .b_layout = kRow, .config = name}, 15);
+  }
+}
+
+TEST(GemmApi, AConfigWithoutANarrowVariantRefusesANarrowProblem) {
+  DeviceBuffer a(1 << 16), b(1 << 16), d(1 << 18);
+  GemmArguments args;
+  args.m = 64, args.n = 64, args.k = 33, args.lda = 33, args.ldb = 33, args.ldd = 64;
+  args.a = a.ptr, args.b = b.ptr, args.d = d.ptr;
+  for (auto const& name : gemm_config_names()) {
+    args.config = name;
+    GemmPlan p;
+    Status s = plan(args, &p);
+    if (s.ok()) {
+      EXPECT_EQ(p.access, "2B") << name;  // the one configuration with a narrow variant
+    } else {
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.message();
+      EXPECT_NE(s.message().find("narrow"), std::string::npos) << s.message();
+      EXPECT_EQ(gemm(args, nullptr).code(), StatusCode::kNotSupported);
+    }
   }
 }
 
