@@ -48,24 +48,27 @@ bool allows_16b_access(OperandView const& v, int k, int batch) {
          reinterpret_cast<std::uintptr_t>(v.ptr) % 16 == 0;
 }
 
-// The heuristic: large tiles when there are enough of them to fill the GPU several times
-// over, mid-size tiles when they fill it once, small tiles otherwise (more blocks, shorter
-// tails). Measured choices: docs/PERFORMANCE.md.
-int choose_config(KernelProblem const& p, int sms) {
-  auto tiles = [&](sm80::TileConfigInfo const& c) {
-    return std::int64_t((p.m + c.tile_m - 1) / c.tile_m) * ((p.n + c.tile_n - 1) / c.tile_n) * p.batch;
-  };
-  if (sm80::kNumTileConfigs == 1) return 0;
-  if (tiles(sm80::kTileConfigs[0]) >= 4 * sms) return 0;
-  if (tiles(sm80::kTileConfigs[1]) >= sms) return 1;
-  return sm80::kNumTileConfigs - 1;
-}
-
 int config_index(std::string const& name) {
   for (int i = 0; i < sm80::kNumTileConfigs; ++i) {
     if (name == sm80::kTileConfigs[i].name) return i;
   }
   return -1;
+}
+
+// The heuristic, from tessel-prof sweeps on an H100 (docs/PERFORMANCE.md, 2026-11-23):
+// 128x256x64 only for big, deep problems (it fills the GPU four times over and K >= 1024
+// amortises its long prologue and 128 KiB epilogue); 64x128 when 128x128 tiles would not
+// give every SM a block; 128x128x32 otherwise (it won every other shape measured, the
+// memory-bound 81920x256x256 included).
+int choose_config(KernelProblem const& p, int sms) {
+  auto tiles = [&](int tile_m, int tile_n) {
+    return std::int64_t((p.m + tile_m - 1) / tile_m) * ((p.n + tile_n - 1) / tile_n) * p.batch;
+  };
+  int best = config_index("128x128x32_s4_w2x2");
+  if (sm80::kNumTileConfigs == 1 || best < 0) return 0;
+  if (tiles(128, 256) >= 4 * sms && p.k >= 1024) return config_index("128x256x64_s3_w2x4");
+  if (tiles(128, 128) < sms) return config_index("64x128x32_s4_w2x2");
+  return best;
 }
 
 std::string config_list() {

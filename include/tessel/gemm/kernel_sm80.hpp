@@ -53,7 +53,8 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   constexpr int kAccess = Config::kAccess;
   extern __shared__ __align__(128) unsigned char smem[];
   auto* smem_a = reinterpret_cast<Element*>(smem);
-  auto* smem_b = smem_a + cosize(typename Config::SmemLayoutA{});
+  constexpr int kStageA = Config::OperandA::kStageElems, kStageB = Config::OperandB::kStageElems;
+  auto* smem_b = smem_a + kStages * kStageA;
 
   auto tile_mnk = make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{}, Int<Config::kTileK>{});
   const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
@@ -66,23 +67,28 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   auto mB = detail::make_operand_tensor<Config::kMajorB>(b, p.n, p.k, p.ldb);  // (N,K)
   auto gA = local_tile(mA, tile_mnk, blk, make_step(Int<1>{}, _, Int<1>{}));      // (BLK_M,BLK_K,k)
   auto gB = local_tile(mB, tile_mnk, blk, make_step(_, Int<1>{}, Int<1>{}));      // (BLK_N,BLK_K,k)
-  auto sA = make_tensor(make_smem_ptr(smem_a), typename Config::SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
-  auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
+  // Stage 0 of the shared-memory ring; stage s is the same tensor s stages further on.
+  auto sA = make_tensor(make_smem_ptr(smem_a), typename Config::OperandA::SmemStageLayout{});  // (BLK_M,BLK_K)
+  auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::OperandB::SmemStageLayout{});  // (BLK_N,BLK_K)
+  auto at = [](auto const& t, std::ptrdiff_t shift) { return make_tensor(t.data() + shift, t.layout()); };
 
   const int tid = threadIdx.x;
   std::conditional_t<Edges, typename Config::G2SEdgeA, typename Config::G2SA> g2s_a;
   std::conditional_t<Edges, typename Config::G2SEdgeB, typename Config::G2SB> g2s_b;
   auto g2s_thr_a = g2s_a.get_slice(tid);
   auto g2s_thr_b = g2s_b.get_slice(tid);
-  auto tAgA = g2s_thr_a.partition_S(gA);  // (CPY,CPY_M,CPY_K,k)
-  auto tAsA = g2s_thr_a.partition_D(sA);  // (CPY,CPY_M,CPY_K,PIPE)
-  auto tBgB = g2s_thr_b.partition_S(gB);
+  // K tile t of the operands is K tile 0 moved by t * k_step elements.
+  auto tAgA = g2s_thr_a.partition_S(gA(_, _, 0));  // (CPY,CPY_M,CPY_K)
+  auto tAsA = g2s_thr_a.partition_D(sA);           // (CPY,CPY_M,CPY_K)
+  auto tBgB = g2s_thr_b.partition_S(gB(_, _, 0));
   auto tBsB = g2s_thr_b.partition_D(sB);
+  const std::ptrdiff_t k_step_a = Config::kTileK * (Config::kMajorA == Major::kK ? 1 : std::ptrdiff_t(p.lda));
+  const std::ptrdiff_t k_step_b = Config::kTileK * (Config::kMajorB == Major::kK ? 1 : std::ptrdiff_t(p.ldb));
 
   // Edge predicates: each atom's (mn, k) inside the tile (a static identity tile, so no
   // division), against the extents left from the tile's origin.
-  constexpr int kAtomsA = int(decltype(size(tAsA))::value) / kAccess / kStages;
-  constexpr int kAtomsB = int(decltype(size(tBsB))::value) / kAccess / kStages;
+  constexpr int kAtomsA = int(decltype(size(tAsA))::value) / kAccess;
+  constexpr int kAtomsB = int(decltype(size(tBsB))::value) / kAccess;
   const AtomOrigins<kAccess, kAtomsA> origin_a(
       g2s_thr_a.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
   const AtomOrigins<kAccess, kAtomsB> origin_b(
@@ -94,30 +100,30 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
     auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < p.k; };
     auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < p.k; };
     if constexpr (Edges) {
-      copy_if(g2s_a, in_a, tAgA(_, _, _, t), tAsA(_, _, _, stage), a);
-      copy_if(g2s_b, in_b, tBgB(_, _, _, t), tBsB(_, _, _, stage), b);
+      copy_if(g2s_a, in_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
+      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
     } else {
-      copy(g2s_a, tAgA(_, _, _, t), tAsA(_, _, _, stage));
-      copy(g2s_b, tBgB(_, _, _, t), tBsB(_, _, _, stage));
+      copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA));
+      copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB));
     }
   };
 
   typename Config::Mma mma;
   auto thr_mma = mma.get_slice(tid);
-  auto tCrA = thr_mma.partition_fragment_A(sA(_, _, 0));  // (MMA,MMA_M,MMA_K)
-  auto tCrB = thr_mma.partition_fragment_B(sB(_, _, 0));  // (MMA,MMA_N,MMA_K)
+  auto tCrA = thr_mma.partition_fragment_A(sA);  // (MMA,MMA_M,MMA_K)
+  auto tCrB = thr_mma.partition_fragment_B(sB);  // (MMA,MMA_N,MMA_K)
   auto tCrD = thr_mma.partition_fragment_C(
       make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{})));  // (MMA,MMA_M,MMA_N)
   clear(tCrD);
 
   typename Config::S2RA s2r_a;
   typename Config::S2RB s2r_b;
-  auto tXsA = s2r_a.get_slice(tid).partition_S(sA);  // (CPY,CPY_M,CPY_K,PIPE)
+  auto tXsA = s2r_a.get_slice(tid).partition_S(sA);  // (CPY,CPY_M,CPY_K), stage 0
   auto tXrA = s2r_a.get_slice(tid).retile_D(tCrA);   // (CPY,CPY_M,CPY_K)
   auto tXsB = s2r_b.get_slice(tid).partition_S(sB);
   auto tXrB = s2r_b.get_slice(tid).retile_D(tCrB);
 
-  const int num_tiles = int(size<2>(gA));
+  const int num_tiles = int(size<2>(gA));  // K tiles
   constexpr int kSlices = int(decltype(size<2>(tCrA))::value);  // k-slices per tile
 
   // prologue: tiles 0 .. Stages-2 in flight
@@ -130,8 +136,8 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   int ismem_read = 0, ismem_write = kStages - 1;
   cp_async_wait_group<kStages - 2>();
   __syncthreads();
-  copy(s2r_a, tXsA(_, _, 0, ismem_read), tXrA(_, _, 0));
-  copy(s2r_b, tXsB(_, _, 0, ismem_read), tXrB(_, _, 0));
+  copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, 0), tXrA(_, _, 0));
+  copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, 0), tXrB(_, _, 0));
 
   for (int itile = 0; itile < num_tiles; ++itile) {
     for (int ik = 0; ik < kSlices; ++ik) {
@@ -141,8 +147,8 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
         __syncthreads();
         ismem_read = (ismem_read + 1) % kStages;
       }
-      copy(s2r_a, tXsA(_, _, ik_next, ismem_read), tXrA(_, _, ik_next));
-      copy(s2r_b, tXsB(_, _, ik_next, ismem_read), tXrB(_, _, ik_next));
+      copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, ik_next), tXrA(_, _, ik_next));
+      copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, ik_next), tXrB(_, _, ik_next));
       if (ik == 0) {
         if (itile_to_read < num_tiles) {
           load_tile(itile_to_read, ismem_write);

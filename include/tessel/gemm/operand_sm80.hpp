@@ -44,6 +44,14 @@ struct OperandSm80 {
                            make_layout(make_shape(Int<8>{}, Int<TileK>{}), LayoutRight{}))),  // (8,TileK)
       decltype(composition(Swizzle<3, 3, 3>{}, make_layout(make_shape(Int<64>{}, Int<8>{}))))>;  // (64,8)
   using SmemLayout = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<TileMN>{}, Int<TileK>{}, Int<Stages>{})));
+  // One stage, (TileMN, TileK). Stage s is stage 0 moved by s * kStageElems: the swizzle acts
+  // inside one atom, and every stage starts on an atom boundary. The kernel partitions stage 0
+  // once and moves the pointer, so no swizzle is recomputed for a run-time stage index.
+  using SmemStageLayout = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<TileMN>{}, Int<TileK>{})));
+  static constexpr int kStageElems = TileMN * TileK;
+  static constexpr int kAtomElems = kKMajor ? 8 * TileK : 64 * 8;
+  static_assert(kStageElems % kAtomElems == 0,
+                "OperandSm80: a stage must be whole swizzle atoms, so that stages differ by a pointer offset");
 
   // ---- global -> shared: each thread moves Access contiguous elements per atom; the threads
   // are laid out contiguous-mode first, as many as the contiguous extent holds.
