@@ -12,6 +12,7 @@
 // alignment the kernel needs: see operand_sm80.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "config_sm80.hpp"
