@@ -56,19 +56,14 @@ int config_index(std::string const& name) {
 }
 
 // The heuristic, from tessel-prof sweeps on an H100 (docs/PERFORMANCE.md, 2026-11-23):
-// 128x256x64 only for big, deep problems (it fills the GPU four times over and K >= 1024
-// amortises its long prologue and 128 KiB epilogue); 64x128 when 128x128 tiles would not
-// give every SM a block; 128x128x32 otherwise (it won every other shape measured, the
-// memory-bound 81920x256x256 included).
+// 128x128x32 with 4 stages was fastest or tied (within 1%) on every large shape measured,
+// 8192^3 and 4096x14336x4096 included, and on the memory-bound 81920x256x256; the large
+// 128x256x64 tile tied at 8192^3 and lost elsewhere, so it is left to the override. When
+// 128x128 tiles would leave SMs idle, the 64x128 tile gives more blocks.
 int choose_config(KernelProblem const& p, int sms) {
-  auto tiles = [&](int tile_m, int tile_n) {
-    return std::int64_t((p.m + tile_m - 1) / tile_m) * ((p.n + tile_n - 1) / tile_n) * p.batch;
-  };
-  int best = config_index("128x128x32_s4_w2x2");
-  if (sm80::kNumTileConfigs == 1 || best < 0) return 0;
-  if (tiles(128, 256) >= 4 * sms && p.k >= 1024) return config_index("128x256x64_s3_w2x4");
-  if (tiles(128, 128) < sms) return config_index("64x128x32_s4_w2x2");
-  return best;
+  if (sm80::kNumTileConfigs == 1) return 0;
+  const std::int64_t tiles_128x128 = std::int64_t((p.m + 127) / 128) * ((p.n + 127) / 128) * p.batch;
+  return config_index(tiles_128x128 < sms ? "64x128x32_s4_w2x2" : "128x128x32_s4_w2x2");
 }
 
 std::string config_list() {
