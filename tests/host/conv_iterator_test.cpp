@@ -54,7 +54,7 @@ Conv2dProblem random_problem(std::uint32_t seed) {
 }
 
 constexpr std::uint32_t kFirstSeed = 20261123;
-constexpr int kProblems = 200;
+constexpr int kProblems = 1000;
 
 // One element of the implicit GEMM matrix as the direct formula gives it.
 struct DirectElement {
@@ -140,55 +140,137 @@ TEST(ActivationIteratorAnalytic, AdvanceMovesOneTileDeeper) {
   EXPECT_EQ(it.column(), 5 + 2 * 16);
 }
 
-// The implicit GEMM Y[npq, k] = sum_crs A[npq, crs] * B[crs, k], A read through the analytic
-// iterator (zero where invalid) and B through fprop_filter_offset, equals the convolution
-// computed by its definition, for every mode, group count, pad, stride and dilation.
-TEST(ActivationIteratorAnalytic, ImplicitGemmIsTheDirectConvolution) {
-  for (int t = 0; t < kProblems; ++t) {
-    const std::uint32_t seed = kFirstSeed + t;
-    const Conv2dProblem pb = random_problem(seed);
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> value(-4, 4);
-    std::vector<long long> x(std::size_t(pb.n) * pb.h * pb.w * pb.c);
-    std::vector<long long> f(std::size_t(pb.k) * pb.r * pb.s * (pb.c / pb.groups));
-    for (auto& v : x) v = value(rng);
-    for (auto& v : f) v = value(rng);
-    const int cg = pb.c / pb.groups, kg = pb.k / pb.groups, P = pb.p(), Q = pb.q();
-    const ConvGemmExtents e = fprop_gemm_extents(pb);
-    for (int n = 0; n < pb.n; ++n) {
-      for (int p = 0; p < P; ++p) {
-        for (int q = 0; q < Q; ++q) {
-          for (int k = 0; k < pb.k; ++k) {
-            const int g = k / kg;
-            long long direct = 0;  // the definition
-            for (int r = 0; r < pb.r; ++r) {
-              for (int s = 0; s < pb.s; ++s) {
-                const bool flip = pb.mode == ConvMode::kConvolution;
-                const int h =
-                    p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
-                const int w =
-                    q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
-                if (h < 0 || h >= pb.h || w < 0 || w >= pb.w) continue;
-                for (int c = 0; c < cg; ++c) {
-                  direct += x[((std::size_t(n) * pb.h + h) * pb.w + w) * pb.c + g * cg + c] *
-                            f[((std::size_t(k) * pb.r + r) * pb.s + s) * cg + c];
-                }
-              }
-            }
-            long long gemm = 0;  // the implicit GEMM
-            const int npq = (n * P + p) * Q + q;
-            for (int crs = 0; crs < e.k; ++crs) {
-              ActivationIteratorAnalytic<1> a(pb, g, {npq, 1, crs}, 1);
-              if (a.valid(0)) gemm += x[a.offset(0)] * f[fprop_filter_offset(pb, k, crs)];
-            }
-            if (gemm != direct) {
-              FAIL() << "seed " << seed << ": " << describe(pb) << ": Y[" << n << "," << p << ","
-                     << q << "," << k << "] implicit GEMM " << gemm << ", direct " << direct;
+// Random integer tensors for one problem: X (NHWC), W (KRSC) and dY (NPQK).
+struct Tensors {
+  std::vector<long long> x, f, dy;
+};
+
+Tensors random_tensors(const Conv2dProblem& pb, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> value(-4, 4);
+  Tensors t;
+  t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
+  t.f.resize(std::size_t(pb.k) * pb.r * pb.s * (pb.c / pb.groups));
+  t.dy.resize(std::size_t(pb.n) * pb.p() * pb.q() * pb.k);
+  for (auto* v : {&t.x, &t.f, &t.dy}) {
+    for (auto& e : *v) e = value(rng);
+  }
+  return t;
+}
+
+// Calls visit(n, p, q, k, r, s, c, h, w) for every product term of the convolution's
+// definition whose tap lies inside the image (c within the group, h and w the image position).
+template <class Visit>
+void for_each_term(const Conv2dProblem& pb, Visit visit) {
+  const int cg = pb.c / pb.groups;
+  const bool flip = pb.mode == ConvMode::kConvolution;
+  for (int n = 0; n < pb.n; ++n) {
+    for (int p = 0; p < pb.p(); ++p) {
+      for (int q = 0; q < pb.q(); ++q) {
+        for (int k = 0; k < pb.k; ++k) {
+          for (int r = 0; r < pb.r; ++r) {
+            for (int s = 0; s < pb.s; ++s) {
+              const int h = p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
+              const int w = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
+              if (h < 0 || h >= pb.h || w < 0 || w >= pb.w) continue;
+              for (int c = 0; c < cg; ++c) visit(n, p, q, k, r, s, c, h, w);
             }
           }
         }
       }
     }
+  }
+}
+
+// fprop as an implicit GEMM, Y[npq, k] = sum_crs A[npq, crs] * B[crs, k] with A read through
+// the analytic iterator (zero where invalid) and B through fprop_filter_offset, equals the
+// definition Y[n,p,q,k] += X[n,h,w,g*C/G+c] * W[k,r,s,c], for every mode, group count, pad,
+// stride and dilation.
+TEST(ActivationIteratorAnalytic, ImplicitGemmIsTheDirectConvolution) {
+  for (int t = 0; t < kProblems; ++t) {
+    const std::uint32_t seed = kFirstSeed + t;
+    const Conv2dProblem pb = random_problem(seed);
+    const Tensors in = random_tensors(pb, seed);
+    const int cg = pb.c / pb.groups, kg = pb.k / pb.groups;
+    std::vector<long long> direct(in.dy.size(), 0), gemm(in.dy.size(), 0);
+    for_each_term(pb, [&](int n, int p, int q, int k, int r, int s, int c, int h, int w) {
+      direct[((std::size_t(n) * pb.p() + p) * pb.q() + q) * pb.k + k] +=
+          in.x[((std::size_t(n) * pb.h + h) * pb.w + w) * pb.c + (k / kg) * cg + c] *
+          in.f[((std::size_t(k) * pb.r + r) * pb.s + s) * cg + c];
+    });
+    const ConvGemmExtents e = fprop_gemm_extents(pb);
+    for (int npq = 0; npq < e.m; ++npq) {
+      for (int k = 0; k < e.n; ++k) {
+        for (int crs = 0; crs < e.k; ++crs) {
+          ActivationIteratorAnalytic<1> a(pb, k / kg, {npq, 1, crs}, 1);
+          if (a.valid(0)) {
+            gemm[std::size_t(npq) * pb.k + k] +=
+                in.x[a.offset(0)] * in.f[fprop_filter_offset(pb, k, crs)];
+          }
+        }
+      }
+    }
+    ASSERT_EQ(gemm, direct) << "seed " << seed << ": " << describe(pb);
+  }
+}
+
+// dgrad as an implicit GEMM through dgrad_output_grad_at and dgrad_filter_offset equals the
+// definition's scatter dX[n,h,w,g*C/G+c] += dY[n,p,q,k] * W[k,r,s,c], strides > 1 included.
+TEST(DgradMapping, ImplicitGemmIsTheDefinition) {
+  for (int t = 0; t < kProblems; ++t) {
+    const std::uint32_t seed = kFirstSeed + t;
+    const Conv2dProblem pb = random_problem(seed);
+    const Tensors in = random_tensors(pb, seed);
+    const int cg = pb.c / pb.groups, kg = pb.k / pb.groups;
+    std::vector<long long> direct(in.x.size(), 0), gemm(in.x.size(), 0);
+    for_each_term(pb, [&](int n, int p, int q, int k, int r, int s, int c, int h, int w) {
+      direct[((std::size_t(n) * pb.h + h) * pb.w + w) * pb.c + (k / kg) * cg + c] +=
+          in.dy[((std::size_t(n) * pb.p() + p) * pb.q() + q) * pb.k + k] *
+          in.f[((std::size_t(k) * pb.r + r) * pb.s + s) * cg + c];
+    });
+    const ConvGemmExtents e = dgrad_gemm_extents(pb);
+    for (int nhw = 0; nhw < e.m; ++nhw) {
+      for (int c = 0; c < e.n; ++c) {
+        for (int krs = 0; krs < e.k; ++krs) {
+          const OutputCoord y = dgrad_output_grad_at(pb, c / cg, nhw, krs);
+          if (y.valid) {
+            gemm[std::size_t(nhw) * pb.c + c] +=
+                in.dy[output_offset(pb, y)] * in.f[dgrad_filter_offset(pb, krs, c)];
+          }
+        }
+      }
+    }
+    ASSERT_EQ(gemm, direct) << "seed " << seed << ": " << describe(pb);
+  }
+}
+
+// wgrad as an implicit GEMM, dY^T times fprop's activation matrix read through the analytic
+// iterator, equals the definition's dW[k,r,s,c] += dY[n,p,q,k] * X[n,h,w,g*C/G+c].
+TEST(WgradMapping, ImplicitGemmIsTheDefinition) {
+  for (int t = 0; t < kProblems; ++t) {
+    const std::uint32_t seed = kFirstSeed + t;
+    const Conv2dProblem pb = random_problem(seed);
+    const Tensors in = random_tensors(pb, seed);
+    const int cg = pb.c / pb.groups, kg = pb.k / pb.groups;
+    std::vector<long long> direct(in.f.size(), 0), gemm(in.f.size(), 0);
+    for_each_term(pb, [&](int n, int p, int q, int k, int r, int s, int c, int h, int w) {
+      direct[((std::size_t(k) * pb.r + r) * pb.s + s) * cg + c] +=
+          in.dy[((std::size_t(n) * pb.p() + p) * pb.q() + q) * pb.k + k] *
+          in.x[((std::size_t(n) * pb.h + h) * pb.w + w) * pb.c + (k / kg) * cg + c];
+    });
+    const ConvGemmExtents e = wgrad_gemm_extents(pb);
+    for (int k = 0; k < e.m; ++k) {
+      for (int crs = 0; crs < e.n; ++crs) {
+        for (int npq = 0; npq < e.k; ++npq) {
+          ActivationIteratorAnalytic<1> b(pb, k / kg, {npq, 1, crs}, 1);
+          if (b.valid(0)) {
+            gemm[std::size_t(k) * e.n + crs] +=
+                in.dy[std::size_t(npq) * pb.k + k] * in.x[b.offset(0)];
+          }
+        }
+      }
+    }
+    ASSERT_EQ(gemm, direct) << "seed " << seed << ": " << describe(pb);
   }
 }
 

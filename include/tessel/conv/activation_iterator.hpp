@@ -53,6 +53,59 @@ TESSEL_HOST_DEVICE inline long long fprop_filter_offset(const Conv2dProblem& pb,
   return (long long)k * pb.r * pb.s * pb.channels_per_group() + crs;
 }
 
+// The other directions' operands, analytic (recomputed per element), any R, S:
+//
+// dgrad: dX[NHW, C] = A[NHW, RSK/G] . B[RSK/G, C], reduction index krs = (r*S + s)*(K/G) + k
+// (k fastest, k within the group of GEMM column c, group = c / (C/G)).
+//   A[nhw, krs] = dY[n, p, q, group*K/G + k] where h = p*stride_h - pad_h + r'*dilation_h,
+//   i.e. p = (h + pad_h - r'*dilation_h) / stride_h when that division is exact and
+//   0 <= p < P (likewise q); otherwise no output position reads (h, w) through tap (r, s)
+//   and the element is zero (with stride > 1 most taps miss most (h, w)).
+//   B[krs, c] = W[group*K/G + k, r, s, c - group*C/G] (dgrad_filter_offset).
+// wgrad: dW[K, RSC/G] = dY[NPQ, K]^T . X[NPQ, RSC/G]: A[k, npq] = dY[npq*K + k] and B is
+// fprop's activation matrix (ActivationIteratorAnalytic/Optimized with the GEMM K as rows).
+
+// An element of the output (gradient) dY (N, P, Q, K); k absolute.
+struct OutputCoord {
+  int n, p, q, k;
+  bool valid;  // inside the GEMM and reached by the tap; else the element is zero
+};
+
+// dgrad's A[nhw, krs] for the group of the CTA's columns, e.g. 1-D H = 5, R = 3, stride 2,
+// pad 1: h = 2, r = 1 -> p = (2 + 1 - 1) / 2 = 1, valid; h = 2, r = 0 -> 3 / 2 inexact, zero.
+TESSEL_HOST_DEVICE inline OutputCoord dgrad_output_grad_at(const Conv2dProblem& pb, int group,
+                                                           int nhw, int krs) {
+  const int kg = pb.filters_per_group(), P = pb.p(), Q = pb.q();
+  const long long rows = (long long)pb.n * pb.h * pb.w;
+  const long long columns = (long long)pb.r * pb.s * kg;
+  OutputCoord y{0, 0, 0, 0, false};
+  if (nhw < 0 || nhw >= rows || krs < 0 || krs >= columns) return y;
+  const int n = nhw / (pb.h * pb.w), h = nhw % (pb.h * pb.w) / pb.w, w = nhw % pb.w;
+  const int tap = krs / kg, k = krs % kg;
+  int r = tap / pb.s, s = tap % pb.s;
+  if (pb.mode == ConvMode::kConvolution) {
+    r = pb.r - 1 - r;
+    s = pb.s - 1 - s;
+  }
+  const int ph = h + pb.pad_h - r * pb.dilation_h, qw = w + pb.pad_w - s * pb.dilation_w;
+  y = {n, ph / pb.stride_h, qw / pb.stride_w, group * kg + k, false};
+  y.valid =
+      ph >= 0 && qw >= 0 && ph % pb.stride_h == 0 && qw % pb.stride_w == 0 && y.p < P && y.q < Q;
+  return y;
+}
+
+// Offset of an OutputCoord in the NPQK tensor dY.
+TESSEL_HOST_DEVICE inline long long output_offset(const Conv2dProblem& pb, OutputCoord y) {
+  return (((long long)y.n * pb.p() + y.p) * pb.q() + y.q) * pb.k + y.k;
+}
+
+// Offset of dgrad's B[krs, c] in the KRSC filter, c an absolute input channel.
+TESSEL_HOST_DEVICE inline long long dgrad_filter_offset(const Conv2dProblem& pb, int krs, int c) {
+  const int kg = pb.filters_per_group(), cg = pb.channels_per_group(), group = c / cg;
+  const int tap = krs / kg, k = group * kg + krs % kg;
+  return ((long long)k * pb.r * pb.s + tap) * cg + c % cg;
+}
+
 // Coordinates recomputed on every access; any R, S.
 template <int kRows>
 class ActivationIteratorAnalytic {
