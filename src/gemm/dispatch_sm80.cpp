@@ -6,10 +6,15 @@
 //   3. each operand K-major or MN-major; 16-byte access if its pointer, leading dimension,
 //      batch stride and contiguous extent allow it, else the narrow path
 //   4. a tile configuration (the override, or the heuristic), interior or edge variant
+//   5. split-K when the output tiles would leave most SMs idle and K is deep: the kernel writes
+//      each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce sums
+//      them in order and applies the epilogue
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "gemm/instances_sm80.hpp"
+#include "gemm/split_k_reduce.hpp"
 #include "gemm/tile_configs_sm80.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -75,7 +80,24 @@ std::string config_list() {
 struct Choice {
   KernelProblem problem;
   sm80::KernelChoice kernel;
+  int splits;             // K slices (1: none)
+  int k_tiles_per_split;  // K tiles each slice accumulates
 };
+
+// Split-K: only when the output tiles fill less than half the GPU and K has at least 2048
+// elements; as many slices as fill the SMs once, each of at least 8 K tiles, at most 32, and
+// no empty slice. Example: 256x256x65536 with 64x128 tiles (8 tiles, 2048 K tiles on 132 SMs)
+// -> 16 slices of 128 K tiles.
+void choose_splits(KernelProblem const& p, sm80::TileConfigInfo const& c, int sms, int* splits, int* per_split) {
+  const int k_tiles = (p.k + c.tile_k - 1) / c.tile_k;
+  const std::int64_t tiles = std::int64_t((p.m + c.tile_m - 1) / c.tile_m) * ((p.n + c.tile_n - 1) / c.tile_n) * p.batch;
+  *splits = 1, *per_split = k_tiles > 0 ? k_tiles : 1;
+  if (2 * tiles > sms || p.k < 2048) return;
+  std::int64_t n = std::min<std::int64_t>({sms / tiles, k_tiles / 8, 32, 65535 / p.batch});
+  if (n < 2) return;
+  *per_split = int((k_tiles + n - 1) / n);
+  *splits = (k_tiles + *per_split - 1) / *per_split;
+}
 
 Status choose(GemmArguments const& args, int sms, Choice* out) {
   KernelProblem p = kernel_problem(args);
@@ -99,7 +121,8 @@ Status choose(GemmArguments const& args, int sms, Choice* out) {
   }
   auto const& c = sm80::kTileConfigs[config];
   const bool interior = wide && p.m % c.tile_m == 0 && p.n % c.tile_n == 0 && p.k % c.tile_k == 0;
-  *out = {p, {config, !interior, !wide}};
+  *out = {p, {config, !interior, !wide}, 1, 1};
+  choose_splits(p, c, sms, &out->splits, &out->k_tiles_per_split);
   return {};
 }
 
@@ -167,8 +190,10 @@ Status plan(GemmArguments const& args, GemmPlan* out) {
   }
   Choice ch;
   if (Status s = choose(args, sms, &ch); !s) return s;
-  *out = {sm80::kTileConfigs[ch.kernel.config].name, ch.kernel.edges ? "edge" : "interior",
-          ch.kernel.narrow ? "2B" : "16B", ch.problem.swapped};
+  std::string variant = ch.kernel.edges ? "edge" : "interior";
+  if (ch.splits > 1) variant += "+splitk" + std::to_string(ch.splits);
+  *out = {sm80::kTileConfigs[ch.kernel.config].name, variant, ch.kernel.narrow ? "2B" : "16B", ch.problem.swapped,
+          ch.splits};
   return {};
 }
 
@@ -180,14 +205,32 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
   Choice ch;
   if (Status s = choose(args, sms, &ch); !s) return s;
   auto const& p = ch.problem;
-  GemmParamsSm80 params{p.a.ptr, p.b.ptr, p.m, p.n, p.k, int(p.a.ld), int(p.b.ld), p.a.batch_stride,
-                        p.b.batch_stride, epilogue_params(args, p.swapped)};
-  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, stream) : run<DataType::kBF16>(ch, params, stream);
-  if (e != cudaSuccess) {
+  const EpilogueParams epilogue = epilogue_params(args, p.swapped);
+  GemmParamsSm80 params{p.a.ptr,          p.b.ptr,          p.m,       p.n,  p.k, int(p.a.ld), int(p.b.ld),
+                        p.a.batch_stride, p.b.batch_stride, ch.splits, ch.k_tiles_per_split, epilogue};
+  auto failed = [&](const char* what, cudaError_t e) -> Status {
     cudaGetLastError();
-    return {StatusCode::kCudaError, std::string("gemm: kernel launch failed (") + sm80::kTileConfigs[ch.kernel.config].name +
-                                        "): " + cudaGetErrorString(e)};
+    return {StatusCode::kCudaError, std::string("gemm: ") + what + " failed (" +
+                                        sm80::kTileConfigs[ch.kernel.config].name + "): " + cudaGetErrorString(e)};
+  };
+  float* workspace = nullptr;
+  if (ch.splits > 1) {  // the kernel's epilogue writes raw fp32 slices: (batch * splits, M, N)
+    const std::int64_t per_matrix = std::int64_t(p.m) * p.n;
+    if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&workspace),
+                                        size_t(per_matrix) * p.batch * ch.splits * sizeof(float), stream);
+        e != cudaSuccess) {
+      return failed("allocating the split-K workspace", e);
+    }
+    params.epilogue = EpilogueParams{workspace, nullptr, nullptr, p.n, 0, per_matrix, 0, 1.0f, 0.0f,
+                                     BiasMode::kNone, Activation::kNone, DataType::kF32, p.n % 4 == 0};
   }
+  cudaError_t e =
+      args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, stream) : run<DataType::kBF16>(ch, params, stream);
+  if (e == cudaSuccess && workspace != nullptr) {
+    e = sm80::split_k_reduce(workspace, ch.splits, p.m, p.n, p.batch, epilogue, stream);
+  }
+  if (workspace != nullptr) cudaFreeAsync(workspace, stream);
+  if (e != cudaSuccess) return failed("kernel launch", e);
   return {};
 }
 

@@ -291,6 +291,30 @@ TEST(GemmApi, AConfigWithoutANarrowVariantRefusesANarrowProblem) {
   }
 }
 
+// ---- split-K: few output tiles, deep K ----
+TEST(GemmApi, DeepKIsSplitAndSummed) {
+  Case t{.m = 64, .n = 96, .k = 8192, .d_layout = kCol, .out = DataType::kF16, .alpha = 0.5f, .beta = 1.0f,
+         .bias = true, .act = Activation::kReLU};
+  run_case(t, 16);
+  run_case(Case{.m = 40, .n = 72, .k = 4099, .batch = 2, .in = DataType::kBF16}, 17);  // narrow, batched
+  run_case(Case{.m = 64, .n = 64, .k = 4096, .beta = 2.0f, .c_is_d = true}, 18);
+}
+
+TEST(GemmApi, PlanSplitsOnlyDeepProblemsWithFewTiles) {
+  GemmArguments args;
+  args.m = 256, args.n = 256, args.k = 65536, args.lda = 65536, args.ldb = 65536, args.ldd = 256;
+  args.a = reinterpret_cast<void*>(std::uintptr_t(1) << 32);
+  args.b = reinterpret_cast<void*>(std::uintptr_t(2) << 32);
+  args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 32);
+  GemmPlan p;
+  ASSERT_TRUE(plan(args, &p).ok());
+  EXPECT_GT(p.split_k, 1);
+  EXPECT_NE(p.variant.find("splitk"), std::string::npos) << p.variant;
+  args.m = args.n = 4096, args.k = 4096, args.lda = args.ldb = args.ldd = 4096;
+  ASSERT_TRUE(plan(args, &p).ok());
+  EXPECT_EQ(p.split_k, 1);
+}
+
 // ---- plan() says which kernel runs ----
 TEST(GemmApi, PlanNamesVariantAndAccess) {
   GemmArguments args;

@@ -1,5 +1,8 @@
 // The sm80 multistage GEMM kernel, as seed 004 draws it: D (M,N) = A (M,K) * B (N,K)^T, then
-// the epilogue (epilogue_sm80.hpp). blockIdx.x is the tile (rasterized), blockIdx.z the batch.
+// the epilogue (epilogue_sm80.hpp). blockIdx.x is the tile (rasterized), blockIdx.z the batch
+// and, with split-K, the slice of K: z = batch * splits + split. Each split accumulates its
+// k_tiles_per_split K tiles and writes them through the epilogue as its own output matrix
+// (z-th of the epilogue's batches); the runtime then sums the splits (split_k_reduce).
 //   prologue  cp.async the first Stages-1 K-tiles into the shared-memory ring
 //   mainloop  per K-tile, per 16-wide k-slice: ldmatrix the next slice into registers while
 //             the MMAs run on this one (register double buffering); at the first slice issue
@@ -30,7 +33,9 @@ struct GemmParamsSm80 {
   int m, n, k;
   int lda, ldb;
   std::int64_t a_batch_stride, b_batch_stride;
-  EpilogueParams epilogue;
+  int splits;             // slices of K (1: no split-K)
+  int k_tiles_per_split;  // K tiles per slice (with splits == 1: all of them)
+  EpilogueParams epilogue;  // its batch index is blockIdx.z
 };
 
 #if defined(__CUDACC__)
@@ -60,7 +65,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   auto tile_mnk = make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{}, Int<Config::kTileK>{});
   const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
                                    (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
-  const int batch = int(blockIdx.z);
+  const int batch = int(blockIdx.z) / p.splits, split = int(blockIdx.z) % p.splits;
   auto const* a = static_cast<Element const*>(p.a) + batch * p.a_batch_stride;
   auto const* b = static_cast<Element const*>(p.b) + batch * p.b_batch_stride;
   auto blk = make_coord(tile.m, tile.n, _);
@@ -124,13 +129,14 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   auto tXsB = s2r_b.get_slice(tid).partition_S(sB);
   auto tXrB = s2r_b.get_slice(tid).retile_D(tCrB);
 
-  const int num_tiles = int(size<2>(gA));  // K tiles
+  const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
+  const int tile_end = min(tile_begin + p.k_tiles_per_split, int(size<2>(gA)));
   constexpr int kSlices = int(decltype(size<2>(tCrA))::value);  // k-slices per tile
 
   // prologue: tiles 0 .. Stages-2 in flight
-  int itile_to_read = 0;
+  int itile_to_read = tile_begin;
   for (int stage = 0; stage < kStages - 1; ++stage) {
-    if (itile_to_read < num_tiles) load_tile(itile_to_read, stage);
+    if (itile_to_read < tile_end) load_tile(itile_to_read, stage);
     ++itile_to_read;
     cp_async_commit_group();
   }
@@ -140,7 +146,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, 0), tXrA(_, _, 0));
   copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, 0), tXrB(_, _, 0));
 
-  for (int itile = 0; itile < num_tiles; ++itile) {
+  for (int itile = tile_begin; itile < tile_end; ++itile) {
     for (int ik = 0; ik < kSlices; ++ik) {
       const int ik_next = (ik + 1) % kSlices;
       if (ik == kSlices - 1) {  // the next tile must be in shared memory before its first slice
@@ -151,7 +157,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
       copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, ik_next), tXrA(_, _, ik_next));
       copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, ik_next), tXrB(_, _, ik_next));
       if (ik == 0) {
-        if (itile_to_read < num_tiles) {
+        if (itile_to_read < tile_end) {
           load_tile(itile_to_read, ismem_write);
           ismem_write = (ismem_write + 1) % kStages;
         }
@@ -166,7 +172,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   // and no warp may still read them.
   cp_async_wait_all();
   __syncthreads();
-  epilogue_sm80<Config>(thr_mma, tCrD, smem, p.epilogue, batch, tile.m * Config::kTileM, tile.n * Config::kTileN,
+  epilogue_sm80<Config>(thr_mma, tCrD, smem, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM, tile.n * Config::kTileN,
                         rows_a, rows_b);
 }
 #endif

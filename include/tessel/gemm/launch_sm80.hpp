@@ -1,5 +1,6 @@
 // Launching the sm80 GEMM kernel: one block per output tile (rasterized along x), one grid
-// layer per batch (z), Config::kSmemBytes of dynamic shared memory.
+// layer per batch and K split (z = batch * p.splits), Config::kSmemBytes of dynamic shared
+// memory.
 //   launch_gemm_sm80<GemmConfigSm80<128, 128, 32, 4>, true>(params, batch, stream)
 #pragma once
 
@@ -21,7 +22,7 @@ cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t st
   }
   const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
   const int tiles_n = (p.n + Config::kTileN - 1) / Config::kTileN;
-  dim3 grid(unsigned(tiles_m) * unsigned(tiles_n), 1, unsigned(batch));
+  dim3 grid(unsigned(tiles_m) * unsigned(tiles_n), 1, unsigned(batch) * unsigned(p.splits));
   kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(p);
   return cudaGetLastError();
 }

@@ -99,9 +99,12 @@ Status validate(const GemmArguments& args);
 // {config "128x128x32_s4_w2x2", variant "edge", access "16B"}. Validates first.
 struct GemmPlan {
   std::string config;   // a name from gemm_config_names()
-  std::string variant;  // "interior" (tile multiples, nothing predicated) or "edge"
+  std::string variant;  // "interior" (tile multiples, nothing predicated) or "edge", with
+                        // "+splitk<n>" when K is cut into n slices summed by a second kernel
   std::string access;   // global loads: "16B" (cp.async of 8 elements) or "2B" (narrow path)
   bool swapped = false; // computed as D^T = B^T A^T (column-major D)
+  int split_k = 1;      // K slices; above 1, gemm() takes a stream-ordered fp32 workspace of
+                        // split_k * batch * M * N floats (cudaMallocAsync) for the call
 };
 Status plan(const GemmArguments& args, GemmPlan* out);
 

@@ -1,0 +1,17 @@
+// Split-K's second pass: D = act(alpha * sum_s W[s] + beta * C + bias), where the GEMM kernel
+// wrote each K slice's fp32 partial sums W[b * splits + s] as its own (M,N) row-major matrix.
+// The sum runs over s in order, so results do not depend on scheduling.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "tessel/gemm/epilogue_sm80.hpp"
+
+namespace tessel::sm80 {
+
+// workspace: batch * splits matrices of (m, n) floats, densely packed. `out` is the real
+// epilogue (D, C, bias, alpha, beta, activation, output type), D row-major in the kernel's view.
+cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch, EpilogueParams const& out,
+                           cudaStream_t stream);
+
+}  // namespace tessel::sm80
