@@ -13,6 +13,10 @@
 // decided once, their K coordinates per tile). The predicates cost registers, so the runtime
 // picks the variant by the problem. The operands' access width (Config::kAccess) decides the
 // alignment the kernel needs: see operand_sm80.hpp.
+//
+// ASource says where A comes from: MatrixA (the default), the strided (M,K) matrix p.a; or an
+// implicit operand such as convolution's activations (conv/fprop_operand_sm80.hpp), which
+// loads each K tile itself through its iterator: the rest of the pipeline is the same.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +42,9 @@ struct GemmParamsSm80 {
   EpilogueParams epilogue;  // its batch index is blockIdx.z
 };
 
+// A is the strided matrix of GemmParamsSm80 (a, lda, a_batch_stride).
+struct MatrixA {};
+
 #if defined(__CUDACC__)
 namespace detail {
 // An operand's (MN,K) global tensor: K-major (ld,1) or MN-major (1,ld).
@@ -51,8 +58,11 @@ __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
 }
 }  // namespace detail
 
-template <class Config, bool Edges = true>
-__global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsSm80 p) {
+template <class Config, bool Edges = true, class ASource = MatrixA>
+__global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsSm80 p, ASource a_source) {
+  constexpr bool kMatrixA = std::is_same_v<ASource, MatrixA>;
+  static_assert(kMatrixA || (Edges && Config::kMajorA == Major::kK),
+                "gemm_kernel_sm80: an implicit A operand needs the predicated (Edges) variant and a K-major A");
   using namespace tessel;
   using Element = typename Config::Element;
   constexpr int kStages = Config::kStages;
@@ -105,7 +115,11 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
     const int k0 = t * Config::kTileK;
     auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < p.k; };
     auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < p.k; };
-    if constexpr (Edges) {
+    if constexpr (!kMatrixA) {
+      a_source.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), origin_a,
+                                                                    tile.m * Config::kTileM, k0, a);
+      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
+    } else if constexpr (Edges) {
       copy_if(g2s_a, in_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
       copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
     } else {

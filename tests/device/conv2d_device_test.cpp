@@ -1,0 +1,212 @@
+// tessel::conv2d_fprop on the GPU against a direct convolution in double precision on the
+// host: padding, stride, dilation, both modes, groups (depthwise included), odd channel counts
+// (the narrow path), f16/bf16 inputs, f32/f16/bf16 outputs, alpha/beta with a residual, bias
+// and activations. Outputs are poisoned (NaN) first; fixed seeds, printed on failure.
+// Tolerance per element: 1e-5 * (R*S*C/G) + eps_out * (1 + |ref|), as in gemm_api_device_test.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "tessel/runtime/conv2d.hpp"
+#include "tessel/runtime/gemm.hpp"
+
+namespace tessel {
+namespace {
+
+float round_to(DataType t, float x) {
+  if (t == DataType::kF16) return __half2float(__float2half_rn(x));
+  if (t == DataType::kBF16) return __bfloat162float(__float2bfloat16_rn(x));
+  return x;
+}
+
+std::vector<unsigned char> encode(DataType t, std::vector<float> const& v) {
+  std::vector<unsigned char> bytes(v.size() * data_type_bytes(t));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t == DataType::kF16) {
+      __half h = __float2half_rn(v[i]);
+      std::memcpy(&bytes[2 * i], &h, 2);
+    } else if (t == DataType::kBF16) {
+      __nv_bfloat16 h = __float2bfloat16_rn(v[i]);
+      std::memcpy(&bytes[2 * i], &h, 2);
+    } else {
+      std::memcpy(&bytes[4 * i], &v[i], 4);
+    }
+  }
+  return bytes;
+}
+
+float decode(DataType t, unsigned char const* p) {
+  if (t == DataType::kF16) {
+    __half h;
+    std::memcpy(&h, p, 2);
+    return __half2float(h);
+  }
+  if (t == DataType::kBF16) {
+    __nv_bfloat16 h;
+    std::memcpy(&h, p, 2);
+    return __bfloat162float(h);
+  }
+  float f;
+  std::memcpy(&f, p, 4);
+  return f;
+}
+
+struct Buffer {
+  void* ptr = nullptr;
+  explicit Buffer(std::vector<unsigned char> const& bytes) {
+    EXPECT_EQ(cudaMalloc(&ptr, bytes.size() + 16), cudaSuccess);
+    cudaMemcpy(ptr, bytes.data(), bytes.size(), cudaMemcpyHostToDevice);
+  }
+  ~Buffer() { cudaFree(ptr); }
+};
+
+struct Case {
+  Conv2dProblem pb;
+  DataType in = DataType::kF16, out = DataType::kF32;
+  float alpha = 1.0f, beta = 0.0f;
+  bool bias = false;
+  Activation act = Activation::kNone;
+};
+
+std::string describe(Case const& t) {
+  auto const& p = t.pb;
+  std::ostringstream s;
+  s << "N" << p.n << " H" << p.h << " W" << p.w << " C" << p.c << " K" << p.k << " R" << p.r << " S" << p.s << " pad "
+    << p.pad_h << "," << p.pad_w << " stride " << p.stride_h << "," << p.stride_w << " dil " << p.dilation_h << ","
+    << p.dilation_w << (p.mode == ConvMode::kConvolution ? " conv" : " xcorr") << " groups " << p.groups << " "
+    << data_type_name(t.in) << "->" << data_type_name(t.out) << " alpha " << t.alpha << " beta " << t.beta
+    << (t.bias ? " bias" : "") << " act " << int(t.act);
+  return s.str();
+}
+
+void run_case(Case const& t, unsigned seed) {
+  SCOPED_TRACE(describe(t) + " seed " + std::to_string(seed));
+  auto const& pb = t.pb;
+  ASSERT_TRUE(validate(pb).ok()) << validate(pb).message();
+  const int P = pb.p(), Q = pb.q(), cg = pb.channels_per_group(), kg = pb.filters_per_group();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(size_t(pb.n) * pb.h * pb.w * pb.c), w(size_t(pb.k) * pb.r * pb.s * cg),
+      res(size_t(pb.n) * P * Q * pb.k), bias(pb.k);
+  for (auto& v : x) v = round_to(t.in, dist(rng));
+  for (auto& v : w) v = round_to(t.in, dist(rng));
+  for (auto& v : res) v = round_to(t.out, dist(rng));
+  for (auto& v : bias) v = round_to(t.out, dist(rng));
+  const int ob = data_type_bytes(t.out);
+  Buffer dx(encode(t.in, x)), dw(encode(t.in, w)), dres(encode(t.out, res)), dbias(encode(t.out, bias)),
+      dy(std::vector<unsigned char>(res.size() * ob, 0xff));  // poison: NaN
+
+  Conv2dArguments args;
+  args.problem = pb, args.input_type = t.in, args.output_type = t.out;
+  args.x = dx.ptr, args.w = dw.ptr, args.y = dy.ptr, args.residual = dres.ptr;
+  args.alpha = t.alpha, args.beta = t.beta, args.bias = t.bias ? dbias.ptr : nullptr, args.activation = t.act;
+  Status s = conv2d_fprop(args, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<unsigned char> y(res.size() * ob);
+  ASSERT_EQ(cudaMemcpy(y.data(), dy.ptr, y.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+
+  const double eps = t.out == DataType::kF32 ? 0x1p-23 : t.out == DataType::kF16 ? 0x1p-10 : 0x1p-7;
+  const double tol_acc = 1e-5 * pb.r * pb.s * cg;
+  int failures = 0;
+  for (int n = 0; n < pb.n; ++n)
+    for (int p = 0; p < P; ++p)
+      for (int q = 0; q < Q; ++q)
+        for (int k = 0; k < pb.k; ++k) {
+          const int g = k / kg;
+          double acc = 0;
+          for (int r = 0; r < pb.r; ++r)
+            for (int s2 = 0; s2 < pb.s; ++s2) {
+              const int rr = pb.mode == ConvMode::kConvolution ? pb.r - 1 - r : r;
+              const int ss = pb.mode == ConvMode::kConvolution ? pb.s - 1 - s2 : s2;
+              const int h = p * pb.stride_h - pb.pad_h + rr * pb.dilation_h;
+              const int wi = q * pb.stride_w - pb.pad_w + ss * pb.dilation_w;
+              if (h < 0 || h >= pb.h || wi < 0 || wi >= pb.w) continue;
+              for (int c = 0; c < cg; ++c) {
+                acc += double(x[((size_t(n) * pb.h + h) * pb.w + wi) * pb.c + g * cg + c]) *
+                       double(w[((size_t(k) * pb.r + r) * pb.s + s2) * cg + c]);
+              }
+            }
+          const size_t yi = ((size_t(n) * P + p) * Q + q) * pb.k + k;
+          double ref = t.alpha * acc;
+          if (t.beta != 0.0f) ref += double(t.beta) * res[yi];
+          if (t.bias) ref += bias[k];
+          if (t.act == Activation::kReLU) ref = std::max(ref, 0.0);
+          if (t.act == Activation::kGELU) ref = 0.5 * ref * (1 + std::tanh(0.7978845608028654 * (ref + 0.044715 * ref * ref * ref)));
+          const double got = decode(t.out, &y[yi * ob]);
+          if (!(std::fabs(got - ref) <= tol_acc + eps * (1 + std::fabs(ref))) && ++failures <= 5) {
+            ADD_FAILURE() << "y(" << n << "," << p << "," << q << "," << k << ") = " << got << ", expected " << ref;
+          }
+        }
+  EXPECT_EQ(failures, 0) << failures << " outputs out of tolerance";
+}
+
+Conv2dProblem problem(int n, int h, int w, int c, int k, int r, int s, int pad, int stride, int dil = 1, int groups = 1,
+                      ConvMode mode = ConvMode::kCrossCorrelation) {
+  Conv2dProblem p;
+  p.n = n, p.h = h, p.w = w, p.c = c, p.k = k, p.r = r, p.s = s;
+  p.pad_h = p.pad_w = pad, p.stride_h = p.stride_w = stride, p.dilation_h = p.dilation_w = dil;
+  p.groups = groups, p.mode = mode;
+  return p;
+}
+
+TEST(Conv2dFprop, ThreeByThreeSamePadding) { run_case({problem(2, 9, 11, 16, 24, 3, 3, 1, 1)}, 1); }
+TEST(Conv2dFprop, OneByOne) { run_case({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 2); }
+TEST(Conv2dFprop, StemSevenBySevenStrideTwoWithThreeChannels) {
+  run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: the narrow path
+}
+TEST(Conv2dFprop, StrideDilationAndTrueConvolution) {
+  run_case({problem(2, 13, 12, 8, 16, 3, 3, 2, 2, 2, 1, ConvMode::kConvolution)}, 4);
+}
+TEST(Conv2dFprop, GroupedAndDepthwise) {
+  run_case({problem(2, 8, 8, 32, 64, 3, 3, 1, 1, 1, 4)}, 5);
+  run_case({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 6);  // depthwise: C/G = 1, narrow
+}
+TEST(Conv2dFprop, OddChannels) { run_case({problem(2, 5, 6, 5, 7, 3, 2, 1, 1)}, 7); }
+TEST(Conv2dFprop, EpilogueAndTypes) {
+  run_case({problem(2, 8, 8, 16, 32, 3, 3, 1, 1), DataType::kBF16, DataType::kF16, 0.5f, 1.0f, true,
+            Activation::kReLU},
+           8);
+  run_case({problem(1, 10, 10, 24, 48, 3, 3, 1, 2), DataType::kF16, DataType::kBF16, 1.0f, -0.5f, true,
+            Activation::kGELU},
+           9);
+}
+TEST(Conv2dFprop, ManyOutputTilesAndDeepReduction) { run_case({problem(4, 20, 20, 64, 136, 3, 3, 1, 1)}, 10); }
+
+TEST(Conv2dFprop, RandomProblems) {
+  std::mt19937 rng(4242);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int ran = 0;
+  for (int i = 0; ran < 25; ++i) {
+    const int groups = pick(0, 3) == 0 ? pick(1, 4) : 1;
+    const int cg = pick(0, 1) ? 8 * pick(1, 4) : pick(1, 9);
+    const int kg = pick(1, 24);
+    Conv2dProblem p = problem(pick(1, 3), pick(3, 14), pick(3, 14), cg * groups, kg * groups, pick(1, 4), pick(1, 4),
+                              pick(0, 2), pick(1, 3), pick(1, 2), groups,
+                              pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;  // the filter does not fit: validate's own tests cover it
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    run_case(t, 100 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+}
+
+TEST(Conv2dFprop, BadArgumentsAreErrorsNotLaunches) {
+  Conv2dArguments args;
+  args.problem = problem(1, 4, 4, 8, 8, 3, 3, 0, 1);
+  EXPECT_EQ(conv2d_fprop(args, nullptr).code(), StatusCode::kInvalidArgument);  // null x, w, y
+  args.problem.r = 9;  // P < 1
+  EXPECT_EQ(validate(args).code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tessel
