@@ -1,6 +1,7 @@
 // conv2d_fprop(): validation, then one implicit GEMM per group on the sm80 pipeline.
 //   GEMM view of group g:  D (N*P*Q, K/G) = A (N*P*Q, R*S*C/G) * B (K/G, R*S*C/G)^T
-//   A  the activations through ConvFpropA (zero-filled padding), B the group's KRSC filters
+//   A  the activations through ConvFpropA (zero-filled padding; the optimized iterator where
+//      R, S <= 32, else the analytic one), B the group's KRSC filters
 //      (a K-major matrix, ldb = R*S*C/G), D the group's K/G columns of Y (ldd = K).
 #include <cstdint>
 #include <string>
@@ -91,6 +92,8 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
   // 16-byte loads: eight channels of one tap in one vector, both tensors 16-byte aligned.
   const bool narrow = !(cg % 8 == 0 && pb.c % 8 == 0 && aligned(args.x, 16) && aligned(args.w, 16));
+  // The optimized iterator keeps a 32-bit tap mask per row: filters up to 32 x 32.
+  const bool optimized = ActivationIteratorOptimized<1>::supports(pb);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
   for (int g = 0; g < pb.groups; ++g) {
@@ -103,7 +106,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
                           EpilogueParams{d, c, bias, pb.k, pb.k, 0, 0, args.alpha, args.beta,
                                          bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation,
                                          args.output_type, vector_ok}};
-    if (cudaError_t e = sm80::run_conv_fprop(args.input_type, narrow, params, ConvFpropA{pb, g}, stream);
+    if (cudaError_t e = sm80::run_conv_fprop(args.input_type, narrow, optimized, params, pb, g, stream);
         e != cudaSuccess) {
       cudaGetLastError();
       return {StatusCode::kCudaError, std::string("conv2d: fprop launch failed (group ") + std::to_string(g) +

@@ -2,18 +2,30 @@
 #include "tessel/gemm/launch_sm80.hpp"
 
 namespace tessel::sm80 {
+namespace {
 
 template <class Element, int Access>
-using FpropConfig = GemmConfigSm80<128, 128, 32, 4, 2, 2, Element, Major::kK, Major::kK, Access>;
+using FpropConfig = GemmConfigSm80<128, 128, kConvTileK, 4, 2, 2, Element, Major::kK, Major::kK, Access>;
 
-cudaError_t run_conv_fprop(DataType input, bool narrow, GemmParamsSm80 const& p, ConvFpropA const& a,
-                           cudaStream_t stream) {
-  if (input == DataType::kF16) {
-    return narrow ? launch_gemm_sm80<FpropConfig<Half, 1>, true>(p, 1, stream, a)
-                  : launch_gemm_sm80<FpropConfig<Half, 8>, true>(p, 1, stream, a);
-  }
-  return narrow ? launch_gemm_sm80<FpropConfig<BFloat16, 1>, true>(p, 1, stream, a)
-                : launch_gemm_sm80<FpropConfig<BFloat16, 8>, true>(p, 1, stream, a);
+template <class Element, ConvIterator Family>
+cudaError_t run(bool narrow, GemmParamsSm80 const& p, ConvFpropA<Family> const& a, cudaStream_t stream) {
+  return narrow ? launch_gemm_sm80<FpropConfig<Element, 1>, true>(p, 1, stream, a)
+                : launch_gemm_sm80<FpropConfig<Element, 8>, true>(p, 1, stream, a);
+}
+
+template <ConvIterator Family>
+cudaError_t run(DataType input, bool narrow, GemmParamsSm80 const& p, ConvFpropA<Family> const& a,
+                cudaStream_t stream) {
+  return input == DataType::kF16 ? run<Half>(narrow, p, a, stream) : run<BFloat16>(narrow, p, a, stream);
+}
+
+}  // namespace
+
+cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, GemmParamsSm80 const& p,
+                           Conv2dProblem const& problem, int group, cudaStream_t stream) {
+  const ActivationParams params = make_activation_params(problem, kConvTileK);
+  if (optimized) return run(input, narrow, p, ConvFpropA<ConvIterator::kOptimized>{problem, params, group}, stream);
+  return run(input, narrow, p, ConvFpropA<ConvIterator::kAnalytic>{problem, params, group}, stream);
 }
 
 }  // namespace tessel::sm80

@@ -1,5 +1,6 @@
 // The precompiled conv fprop kernels: the GEMM kernel of the 128x128x32_s4 configuration with
-// the implicit activation operand (ConvFpropA), for each input type and access width.
+// the implicit activation operand (ConvFpropA), for each input type, access width and
+// iterator family.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,8 +11,11 @@
 
 namespace tessel::sm80 {
 
-// Launches one group's fprop GEMM. Input: kF16 or kBF16; narrow: element-wise loads.
-cudaError_t run_conv_fprop(DataType input, bool narrow, GemmParamsSm80 const& params, ConvFpropA const& a,
-                           cudaStream_t stream);
+inline constexpr int kConvTileK = 32;  // the fprop configuration's K tile (ActivationParams)
+
+// Launches one group's fprop GEMM. input: kF16 or kBF16; narrow: element-wise loads;
+// optimized: the precomputed-offset iterator (R, S <= 32), else the analytic one.
+cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, GemmParamsSm80 const& params,
+                           Conv2dProblem const& problem, int group, cudaStream_t stream);
 
 }  // namespace tessel::sm80

@@ -169,6 +169,11 @@ TEST(Conv2dFprop, GroupedAndDepthwise) {
   run_case({problem(2, 8, 8, 32, 64, 3, 3, 1, 1, 1, 4)}, 5);
   run_case({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 6);  // depthwise: C/G = 1, narrow
 }
+// Filters wider than 32 taps do not fit the optimized iterator's masks: the analytic one runs.
+TEST(Conv2dFprop, WideFilterTakesTheAnalyticIterator) {
+  run_case({problem(2, 3, 40, 8, 16, 1, 33, 0, 1)}, 11);
+  run_case({problem(1, 36, 5, 3, 8, 34, 3, 1, 1)}, 12);  // and with narrow loads
+}
 TEST(Conv2dFprop, OddChannels) { run_case({problem(2, 5, 6, 5, 7, 3, 2, 1, 1)}, 7); }
 TEST(Conv2dFprop, EpilogueAndTypes) {
   run_case({problem(2, 8, 8, 16, 32, 3, 3, 1, 1), DataType::kBF16, DataType::kF16, 0.5f, 1.0f, true,

@@ -1,10 +1,17 @@
 // Convolution fprop's A operand for the sm80 GEMM kernel (kernel_sm80.hpp, its ASource): the
 // implicit (N*P*Q, R*S*C/G) activation matrix of group `group`, never materialised. Each copy
-// atom of a thread's partition asks the analytic activation iterator (activation_iterator.hpp)
-// for its NHWC address and whether it lies inside the image; atoms in the padding, past M or
-// past K are zero-filled by the copy (cp.async with src-size 0, or the narrow path's zero
-// store) and read nothing. With 16-byte atoms the caller guarantees C/G % 8 == 0, so the eight
-// channels of an atom share one filter tap.
+// atom of a thread's partition gets its NHWC address and whether it lies inside the image from
+// an activation iterator (activation_iterator.hpp); atoms in the padding, past M or past K are
+// zero-filled by the copy (cp.async with src-size 0, or the narrow path's zero store) and read
+// nothing. With 16-byte atoms the caller guarantees C/G % 8 == 0, so the eight channels of an
+// atom share one filter tap.
+//
+//   ConvFpropA<ConvIterator::kOptimized>  precomputed row offsets and tap masks per thread,
+//                                         incremental advance (R, S <= 32)
+//   ConvFpropA<ConvIterator::kAnalytic>   coordinates recomputed per access (any R, S)
+//
+// The kernel makes one loader per thread (make_loader) and calls load() once per K tile, in
+// order; each call loads the current tile and moves to the next.
 #pragma once
 
 #include "tessel/atom/copy.hpp"
@@ -12,22 +19,46 @@
 
 namespace tessel {
 
+enum class ConvIterator { kAnalytic, kOptimized };
+
+template <ConvIterator Family>
 struct ConvFpropA {
   Conv2dProblem problem;
+  ActivationParams params;  // make_activation_params(problem, the kernel's TileK): kOptimized
   int group;
 
 #if defined(__CUDACC__)
-  // Loads K tile starting at column k0 of the CTA tile whose rows start at m0 into `dst` (the
-  // thread's (CPY,CPY_M,CPY_K) partition of one shared-memory stage). origin[i]: atom i's
-  // (row, column) inside the tile. `x` is the activation base (any valid address for
-  // predicated-off atoms).
-  template <class Op, int kAccess, int kAtoms, class Dst, class T>
-  __device__ void load(Dst&& dst, AtomOrigins<kAccess, kAtoms> const& origin, int m0, int k0, T const* x) const {
-    auto d = detail::group_atom_values<kAccess>(dst);  // (AtomV, atoms)
-    for (int i = 0; i < kAtoms; ++i) {
-      const ActivationIteratorAnalytic<1> it(problem, group, ThreadSlice{m0 + origin.row[i], 1, k0 + origin.col[i]}, 0);
-      const bool inside = it.valid(0);
-      detail::call_copy_op_if<Op>(inside ? it.get(x, 0) : x, d(make_coord(0, i)), inside);
+  // A thread's loader. Its copy atoms are rows first_row + i * row_stride (i < kAtoms) of one
+  // column: the G2S partition of a K-major tile whose contiguous mode one row of threads
+  // covers (the kernel checks CPY_K == 1).
+  template <int kAccess, int kAtoms>
+  struct Loader {
+    using Iterator = std::conditional_t<Family == ConvIterator::kOptimized, ActivationIteratorOptimized<kAtoms>,
+                                        ActivationIteratorAnalytic<kAtoms>>;
+    Iterator it;
+
+    template <class Op, class Dst, class T>
+    __device__ void load(Dst&& dst, T const* x) {
+      auto d = detail::group_atom_values<kAccess>(dst);  // (AtomV, atoms)
+      for (int i = 0; i < kAtoms; ++i) {
+        const bool inside = it.valid(i);
+        detail::call_copy_op_if<Op>(inside ? it.get(x, i) : x, d(make_coord(0, i)), inside);
+      }
+      it.advance();
+    }
+  };
+
+  // origin: the atoms' (row, column) in the tile; m0: the tile's first row; k0: the first K
+  // column to load; tile_k: the kernel's TileK.
+  template <int kAccess, int kAtoms>
+  __device__ Loader<kAccess, kAtoms> make_loader(AtomOrigins<kAccess, kAtoms> const& origin, int m0, int k0,
+                                                 int tile_k) const {
+    const ThreadSlice slice{m0 + origin.row[0], kAtoms > 1 ? origin.row[kAtoms > 1 ? 1 : 0] - origin.row[0] : 1,
+                            k0 + origin.col[0]};
+    if constexpr (Family == ConvIterator::kOptimized) {
+      return {ActivationIteratorOptimized<kAtoms>(params, group, slice)};
+    } else {
+      return {ActivationIteratorAnalytic<kAtoms>(problem, group, slice, tile_k)};
     }
   }
 #endif

@@ -63,6 +63,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   constexpr bool kMatrixA = std::is_same_v<ASource, MatrixA>;
   static_assert(kMatrixA || (Edges && Config::kMajorA == Major::kK),
                 "gemm_kernel_sm80: an implicit A operand needs the predicated (Edges) variant and a K-major A");
+  // (An implicit A starts at K tile 0: no split-K; the runtime never splits it.)
   using namespace tessel;
   using Element = typename Config::Element;
   constexpr int kStages = Config::kStages;
@@ -109,6 +110,16 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
       g2s_thr_a.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
   const AtomOrigins<kAccess, kAtomsB> origin_b(
       g2s_thr_b.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
+  // An implicit A loads through its own per-thread loader (one call per K tile, in order).
+  auto a_loader = [&] {
+    if constexpr (kMatrixA) {
+      return 0;
+    } else {
+      static_assert(decltype(size<2>(tAsA))::value == 1,
+                    "gemm_kernel_sm80: an implicit A needs each thread's copy atoms in one column (CPY_K == 1)");
+      return a_source.make_loader(origin_a, tile.m * Config::kTileM, 0, Config::kTileK);
+    }
+  }();
   const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
   const int rows_b = p.n - tile.n * Config::kTileN;
   auto load_tile = [&](int t, int stage) {  // K tile t -> pipeline stage
@@ -116,8 +127,7 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
     auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < p.k; };
     auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < p.k; };
     if constexpr (!kMatrixA) {
-      a_source.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), origin_a,
-                                                                    tile.m * Config::kTileM, k0, a);
+      a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
       copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
     } else if constexpr (Edges) {
       copy_if(g2s_a, in_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
