@@ -6,6 +6,7 @@
 namespace tessel::prof {
 
 // Sets `status` (exit_codes.hpp) once the command has run.
-void add_gemm_command(CLI::App& app, int& status);  // gemm_command.cpp
+void add_gemm_command(CLI::App& app, int& status);    // gemm_command.cpp
+void add_conv2d_command(CLI::App& app, int& status);  // conv_command.cpp
 
 }  // namespace tessel::prof

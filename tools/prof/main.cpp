@@ -1,5 +1,5 @@
-// tessel-prof: measures tessel's kernels against cuBLAS on the GPU, verifying every result.
-// `tessel-prof --help` lists the commands; `tessel-prof gemm --help` explains the columns,
+// tessel-prof: measures tessel's kernels against cuBLAS and cuDNN on the GPU, verifying every
+// result. `tessel-prof --help` lists the commands; `tessel-prof gemm --help` explains the columns,
 // the error measure and the tolerance.
 #include <iostream>
 
@@ -7,10 +7,13 @@
 #include "exit_codes.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"tessel-prof: time tessel's GEMM against cuBLAS, verifying every result"};
+  CLI::App app{
+      "tessel-prof: time tessel's GEMM and conv2d against cuBLAS and cuDNN, verifying every "
+      "result"};
   app.require_subcommand(1);
   int status = tessel::prof::kExitOk;
   tessel::prof::add_gemm_command(app, status);
+  tessel::prof::add_conv2d_command(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,239 @@
+// `tessel-prof conv2d`: the command line of the conv2d profiler.
+//
+//   tessel-prof conv2d                                  ResNet-50's layers at N = 32 and 128
+//   tessel-prof conv2d --n 64                           the same layers at N = 64 only
+//   tessel-prof conv2d --n 32 --h 56 --w 56 --c 64 --k 64 --r 3 --s 3 --pad 1 --csv
+//   tessel-prof conv2d --mode dgrad                     ERROR rows, exit 3: not in tessel yet
+#include <climits>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "conv_suite.hpp"
+#include "exit_codes.hpp"
+
+namespace tessel::prof {
+namespace {
+
+struct ConvOptions {
+  std::string mode = "fprop";
+  std::optional<int> n, h, w, c, k;
+  int r = 1, s = 1;
+  std::optional<int> pad, pad_h, pad_w, stride, stride_h, stride_w;
+  std::optional<int> dilation, dilation_h, dilation_w;
+  int groups = 1;
+  bool convolution = false;
+  std::string dtype = "f16";
+  std::string out_dtype = "f32";
+  float alpha = 1.0f, beta = 0.0f;
+  bool bias = false;
+  std::string activation = "none";
+  std::optional<int> warmup, iterations;
+  int repeats = 7;
+  bool csv = false, json = false;
+  bool no_verify = false;
+  std::uint64_t seed = 1;
+};
+
+constexpr const char* kFooter = R"(
+Tensors: X NHWC (N,H,W,C), W KRSC (K,R,S,C/groups), Y NHWC (N,P,Q,K) with
+  P = (H + 2 pad_h - dilation_h (R-1) - 1) / stride_h + 1 (Q likewise). Cross-correlation
+  (what frameworks call convolution) unless --conv (the filter flipped).
+  FLOPs: 2 N P Q K R S C/groups.
+
+Without --h/--w/--c/--k, the default suite: ResNet-50's layers (H x W x C -> K, R x S), at
+N = 32 and N = 128 (or at --n only):
+  224x224x3 -> 64 7x7 pad 3 stride 2 (the stem)
+  56x56x64 -> 64 1x1;  56x56x64 -> 64 3x3 pad 1;  56x56x64 -> 256 1x1
+  56x56x128 -> 128 3x3 pad 1 stride 2;  28x28x128 -> 128 3x3 pad 1;  28x28x128 -> 512 1x1;
+  28x28x512 -> 128 1x1
+  28x28x256 -> 256 3x3 pad 1 stride 2;  14x14x256 -> 256 3x3 pad 1;  14x14x256 -> 1024 1x1
+  14x14x512 -> 512 3x3 pad 1 stride 2;  7x7x512 -> 512 3x3 pad 1;  7x7x512 -> 2048 1x1
+
+Each problem: inputs uniform in [-1, 1); tessel::conv2d_fprop runs once on Y filled with NaN
+and is verified, then tessel and cuDNN are timed alike: warm-up, then 7 batches of
+back-to-back launches (each ~50 ms unless --iterations), median time per launch; when the
+tensors fit in 2x the L2, several copies are cycled so each launch reads evicted data.
+cuDNN: the legacy API, NHWC X and Y and KRSC W in --dtype (Y too: its tensor-core kernels
+write 16-bit outputs), fp32 compute, tensor-op math, the fastest algorithm of
+cudnnFindConvolutionForwardAlgorithmEx with its workspace; the same alpha and beta (beta
+reads its own Y), no bias or activation (its time excludes them).
+
+Error: max |y - ref| / (|alpha| sum |X||W| + |beta R| + |bias|) over all elements, ref a
+direct convolution accumulated in fp64 on the GPU (with tessel's epilogue). PASS when within
+  tol = 2^-23 (2 sqrt(R S C/groups) + 8) + u_out (+ 2^-11 with GELU),
+  u_out = 0 f32, 2^-11 f16, 2^-8 bf16            (as tessel-prof gemm, K = R S C/groups)
+cudnn_err: cuDNN's Y against the same ref (plain epilogue only), a check of the reference; a
+note when beyond the tolerance with u_out of --dtype, never a FAIL.
+
+--mode dgrad and wgrad: tessel has no such kernels yet; each row is an ERROR ("tessel: conv2d
+dgrad is not implemented yet") and the exit status is 3, so it is never read as a pass.
+
+Output: a table (default), --csv or --json (JSON Lines), on stdout; the summary (counts, the
+geometric mean and minimum of cudnn_us / tessel_us) ends the table, or goes to stderr.
+Exit status: 0 all PASS, 1 bad command line, 2 no CUDA device, 3 some FAIL or ERROR.)";
+
+DataType data_type_from(const std::string& name) {
+  if (name == "bf16") return DataType::kBF16;
+  if (name == "f32") return DataType::kF32;
+  return DataType::kF16;
+}
+
+Activation activation_from(const std::string& name) {
+  if (name == "relu") return Activation::kReLU;
+  if (name == "gelu") return Activation::kGELU;
+  return Activation::kNone;
+}
+
+ConvPass pass_from(const std::string& name) {
+  if (name == "dgrad") return ConvPass::kDgrad;
+  if (name == "wgrad") return ConvPass::kWgrad;
+  return ConvPass::kFprop;
+}
+
+std::vector<ConvProblem> problems_of(const ConvOptions& o) {
+  ConvProblem common;
+  common.pass = pass_from(o.mode);
+  common.input_type = data_type_from(o.dtype);
+  common.output_type = data_type_from(o.out_dtype);
+  common.alpha = o.alpha;
+  common.beta = o.beta;
+  common.bias = o.bias;
+  common.activation = activation_from(o.activation);
+  std::vector<Conv2dProblem> shapes;
+  if (o.h) {
+    Conv2dProblem s;
+    s.n = o.n.value_or(1);
+    s.h = *o.h;
+    s.w = *o.w;
+    s.c = *o.c;
+    s.k = *o.k;
+    s.r = o.r;
+    s.s = o.s;
+    s.pad_h = o.pad_h.value_or(o.pad.value_or(0));
+    s.pad_w = o.pad_w.value_or(o.pad.value_or(0));
+    s.stride_h = o.stride_h.value_or(o.stride.value_or(1));
+    s.stride_w = o.stride_w.value_or(o.stride.value_or(1));
+    s.dilation_h = o.dilation_h.value_or(o.dilation.value_or(1));
+    s.dilation_w = o.dilation_w.value_or(o.dilation.value_or(1));
+    s.groups = o.groups;
+    s.mode = o.convolution ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
+    shapes.push_back(s);
+  } else {
+    shapes = default_conv_shapes(o.n.value_or(0));
+  }
+  std::vector<ConvProblem> problems;
+  for (const Conv2dProblem& s : shapes) {
+    problems.push_back(common);
+    problems.back().shape = s;
+  }
+  return problems;
+}
+
+int run_conv(const ConvOptions& o) {
+  std::string why;
+  const std::optional<DeviceInfo> device = find_device(why);
+  if (!device) {
+    std::cerr << "tessel-prof: no CUDA device found (" << why
+              << "); tessel-prof measures kernels on a GPU\n";
+    return kExitNoDevice;
+  }
+  BenchOptions bench;
+  bench.timing.warmup = o.warmup;
+  bench.timing.iterations = o.iterations;
+  bench.timing.repeats = o.repeats;
+  bench.verify = !o.no_verify;
+  bench.seed = o.seed;
+  const ReportFormat format =
+      o.csv ? ReportFormat::kCsv : (o.json ? ReportFormat::kJson : ReportFormat::kTable);
+  return run_conv_suite(problems_of(o), bench, *device, format);
+}
+
+// --name (both sides) excludes --name-h and --name-w, which need each other.
+void add_pair(CLI::App* cmd, const std::string& name, std::optional<int>& both,
+              std::optional<int>& h, std::optional<int>& w, const CLI::Validator& range,
+              const std::string& meaning, CLI::Option* shape) {
+  CLI::Option* b = cmd->add_option("--" + name, both, meaning + ", both sides")->check(range);
+  CLI::Option* oh = cmd->add_option("--" + name + "-h", h, meaning + " in height")->check(range);
+  CLI::Option* ow = cmd->add_option("--" + name + "-w", w, meaning + " in width")->check(range);
+  b->excludes(oh, ow);
+  oh->needs(ow, shape);
+  ow->needs(oh, shape);
+  b->needs(shape);
+}
+
+}  // namespace
+
+void add_conv2d_command(CLI::App& app, int& status) {
+  auto o = std::make_shared<ConvOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "conv2d", "time tessel::conv2d_fprop against cuDNN on one problem or ResNet-50's layers");
+  const CLI::Range positive(1, INT_MAX, "POSITIVE");
+  const CLI::Range non_negative(0, INT_MAX, "NON-NEGATIVE");
+  cmd->add_option("--mode", o->mode, "fprop, dgrad or wgrad (only fprop is in tessel today)")
+      ->check(CLI::IsMember({"fprop", "dgrad", "wgrad"}))
+      ->capture_default_str();
+  cmd->add_option("--n", o->n, "batch (default 1 with a shape; alone: the suite at this N)")
+      ->check(positive);
+  CLI::Option* h =
+      cmd->add_option("--h", o->h, "input height (with --w, --c, --k)")->check(positive);
+  CLI::Option* w =
+      cmd->add_option("--w", o->w, "input width (with --h, --c, --k)")->check(positive);
+  CLI::Option* c =
+      cmd->add_option("--c", o->c, "input channels (with --h, --w, --k)")->check(positive);
+  CLI::Option* k =
+      cmd->add_option("--k", o->k, "output channels (with --h, --w, --c)")->check(positive);
+  h->needs(w, c, k);
+  w->needs(h, c, k);
+  c->needs(h, w, k);
+  k->needs(h, w, c);
+  cmd->add_option("--r", o->r, "filter height")->check(positive)->needs(h)->capture_default_str();
+  cmd->add_option("--s", o->s, "filter width")->check(positive)->needs(h)->capture_default_str();
+  add_pair(cmd, "pad", o->pad, o->pad_h, o->pad_w, non_negative, "zero padding", h);
+  add_pair(cmd, "stride", o->stride, o->stride_h, o->stride_w, positive, "stride", h);
+  add_pair(cmd, "dilation", o->dilation, o->dilation_h, o->dilation_w, positive, "dilation", h);
+  cmd->add_option("--groups", o->groups,
+                  "groups (C and K multiples of it; C = K = groups: "
+                  "depthwise)")
+      ->check(positive)
+      ->needs(h)
+      ->capture_default_str();
+  cmd->add_flag("--conv", o->convolution,
+                "true convolution (the filter flipped); default cross-correlation")
+      ->needs(h);
+  cmd->add_option("--dtype", o->dtype, "X and W: f16 or bf16")
+      ->check(CLI::IsMember({"f16", "bf16"}))
+      ->capture_default_str();
+  cmd->add_option("--out-dtype", o->out_dtype, "Y, the residual and bias: f32, f16 or bf16")
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}))
+      ->capture_default_str();
+  cmd->add_option("--alpha", o->alpha, "Y = act(alpha conv(X, W) + beta R + bias)")
+      ->capture_default_str();
+  cmd->add_option("--beta", o->beta, "the residual R is read when beta != 0")
+      ->capture_default_str();
+  cmd->add_flag("--bias", o->bias, "add a bias of K values (one per output channel)");
+  cmd->add_option("--activation", o->activation, "none, relu or gelu (tanh approximation)")
+      ->check(CLI::IsMember({"none", "relu", "gelu"}))
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed launches before timing (default 5)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--iterations", o->iterations,
+                  "launches per timed batch (default: enough for ~50 ms)")
+      ->check(positive);
+  cmd->add_option("--repeats", o->repeats, "timed batches; the median is reported")
+      ->check(positive)
+      ->capture_default_str();
+  CLI::Option* csv = cmd->add_flag("--csv", o->csv, "CSV: a header line, one line per problem");
+  CLI::Option* json =
+      cmd->add_flag("--json", o->json, "JSON Lines: one object per problem per line");
+  csv->excludes(json);
+  json->excludes(csv);
+  cmd->add_flag("--no-verify", o->no_verify, "time only: no comparison with the reference");
+  cmd->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+  cmd->footer(kFooter);
+  cmd->callback([o, &status] { status = run_conv(*o); });
+}
+
+}  // namespace tessel::prof
