@@ -118,6 +118,7 @@ ConvResult run_conv_bench(const ConvProblem& p, const BenchOptions& options,
                           const ConvBenchContext& context) {
   ConvResult r;
   r.problem = p;
+  r.tolerance = conv_tolerance(p, p.output_type);
   if (p.pass != ConvPass::kFprop) {
     r.message = std::string("tessel: conv2d ") + conv_pass_name(p.pass) +
                 " is not implemented yet (only fprop is)";
@@ -161,7 +162,6 @@ ConvResult run_conv_bench(const ConvProblem& p, const BenchOptions& options,
   if (options.verify) {
     attempt("reference", [&] { reference = std::make_unique<Reference>(p, *t, stream); });
   }
-  r.tolerance = conv_tolerance(p, p.output_type);
   if (tessel_ok && reference) {
     attempt("verification",
             [&] { r.max_err = reference->error_of(t->y.at(0), p.output_type, y_count, stream); });

@@ -26,7 +26,7 @@ struct ConvOptions {
   int groups = 1;
   bool convolution = false;
   std::string dtype = "f16";
-  std::string out_dtype = "f32";
+  std::optional<std::string> out_dtype;  // default: dtype, the type cuDNN writes
   float alpha = 1.0f, beta = 0.0f;
   bool bias = false;
   std::string activation = "none";
@@ -56,9 +56,9 @@ Each problem: inputs uniform in [-1, 1); tessel::conv2d_fprop runs once on Y fil
 and is verified, then tessel and cuDNN are timed alike: warm-up, then 7 batches of
 back-to-back launches (each ~50 ms unless --iterations), median time per launch; when the
 tensors fit in 2x the L2, several copies are cycled so each launch reads evicted data.
-cuDNN: the legacy API, NHWC X and Y and KRSC W in --dtype (Y too: its tensor-core kernels
-write 16-bit outputs), fp32 compute, tensor-op math, the fastest algorithm of
-cudnnFindConvolutionForwardAlgorithmEx with its workspace; the same alpha and beta (beta
+cuDNN: the legacy API, NHWC X and Y and KRSC W, all in --dtype (its tensor-core kernels
+write 16-bit Y; tessel's Y is --out-dtype, by default the same), fp32 compute, tensor-op
+math, the fastest algorithm of cudnnFindConvolutionForwardAlgorithmEx with its workspace; the same alpha and beta (beta
 reads its own Y), no bias or activation (its time excludes them).
 
 Error: max |y - ref| / (|alpha| sum |X||W| + |beta R| + |bias|) over all elements, ref a
@@ -97,7 +97,7 @@ std::vector<ConvProblem> problems_of(const ConvOptions& o) {
   ConvProblem common;
   common.pass = pass_from(o.mode);
   common.input_type = data_type_from(o.dtype);
-  common.output_type = data_type_from(o.out_dtype);
+  common.output_type = data_type_from(o.out_dtype.value_or(o.dtype));
   common.alpha = o.alpha;
   common.beta = o.beta;
   common.bias = o.bias;
@@ -206,9 +206,9 @@ void add_conv2d_command(CLI::App& app, int& status) {
   cmd->add_option("--dtype", o->dtype, "X and W: f16 or bf16")
       ->check(CLI::IsMember({"f16", "bf16"}))
       ->capture_default_str();
-  cmd->add_option("--out-dtype", o->out_dtype, "Y, the residual and bias: f32, f16 or bf16")
-      ->check(CLI::IsMember({"f32", "f16", "bf16"}))
-      ->capture_default_str();
+  cmd->add_option("--out-dtype", o->out_dtype,
+                  "Y, the residual and bias: f32, f16 or bf16 (default: --dtype, like cuDNN's Y)")
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
   cmd->add_option("--alpha", o->alpha, "Y = act(alpha conv(X, W) + beta R + bias)")
       ->capture_default_str();
   cmd->add_option("--beta", o->beta, "the residual R is read when beta != 0")

@@ -52,14 +52,14 @@ std::string csv_quoted(const std::string& s) {
 }
 
 constexpr const char* kTableFormat =
-    "%4s %4s %4s %5s %5s %3s %3s %5s %6s %4s %4s %5s %5s %4s %4s %10s %7s %10s %7s %6s %8s %8s  "
+    "%4s %4s %4s %5s %5s %3s %3s %5s %6s %4s %4s %5s %5s %4s %4s %10s %7s %10s %7s %6s %9s %9s  "
     "%s";
 
 void table_header(std::ostream& out) {
   char line[256];
   std::snprintf(line, sizeof line, kTableFormat, "N", "H", "W", "C", "K", "R", "S", "pad", "stride",
                 "dil", "grp", "mode", "pass", "in", "out", "tessel_us", "TFLOP/s", "cudnn_us",
-                "TFLOP/s", "ratio", "max_err", "cudnn_er", "status");
+                "TFLOP/s", "ratio", "max_err", "cudnn_err", "status");
   out << line << "\n";
 }
 
@@ -209,7 +209,7 @@ void ConvReport::end(const ConvRunInfo& info) {
   }
   if (format_ != ReportFormat::kTable) return;
   out_ << "max_err: max |y - ref| / (|alpha| |X||W| + |beta R| + |bias|), ref a direct fp64 "
-          "convolution on the GPU; cudnn_er: cuDNN's 16-bit Y against the same ref\n"
+          "convolution on the GPU; cudnn_err: cuDNN's 16-bit Y against the same ref\n"
        << "PASS when max_err is within 2^-23 (2 sqrt(R S C/G) + 8) + u_out (2^-11 f16, 2^-8 "
           "bf16) (+ 2^-11 with GELU)\n";
   const ConvProblem& p = info.common;
