@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "conv_suite.hpp"
 #include "exit_codes.hpp"
+#include "problem.hpp"
 
 namespace tessel::prof {
 namespace {
@@ -74,18 +75,6 @@ dgrad is not implemented yet") and the exit status is 3, so it is never read as 
 Output: a table (default), --csv or --json (JSON Lines), on stdout; the summary (counts, the
 geometric mean and minimum of cudnn_us / tessel_us) ends the table, or goes to stderr.
 Exit status: 0 all PASS, 1 bad command line, 2 no CUDA device, 3 some FAIL or ERROR.)";
-
-DataType data_type_from(const std::string& name) {
-  if (name == "bf16") return DataType::kBF16;
-  if (name == "f32") return DataType::kF32;
-  return DataType::kF16;
-}
-
-Activation activation_from(const std::string& name) {
-  if (name == "relu") return Activation::kReLU;
-  if (name == "gelu") return Activation::kGELU;
-  return Activation::kNone;
-}
 
 ConvPass pass_from(const std::string& name) {
   if (name == "dgrad") return ConvPass::kDgrad;

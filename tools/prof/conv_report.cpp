@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "report_text.hpp"
+
 namespace tessel::prof {
 namespace {
 
@@ -13,16 +15,6 @@ constexpr const char* kCsvHeader =
     "n,h,w,c,k,r,s,pad_h,pad_w,stride_h,stride_w,dilation_h,dilation_w,groups,mode,pass,dtype,"
     "out,alpha,beta,bias,activation,copies,cudnn_algo,tessel_us,tessel_tflops,cudnn_us,"
     "cudnn_tflops,ratio,max_err,tolerance,cudnn_err,status,message";
-
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, fmt, value);
-  return text;
-}
-
-std::string number_or(const std::optional<double>& v, const char* fmt, const char* missing) {
-  return v ? format(fmt, *v) : missing;
-}
 
 struct RowValues {
   std::optional<double> tessel_us, tessel_tflops, cudnn_us, cudnn_tflops, ratio;
@@ -43,13 +35,6 @@ RowValues values_of(const ConvResult& r) {
 }
 
 const char* mode_name(ConvMode m) { return m == ConvMode::kConvolution ? "conv" : "xcorr"; }
-
-std::string csv_quoted(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 constexpr const char* kTableFormat =
     "%4s %4s %4s %5s %5s %3s %3s %5s %6s %4s %4s %5s %5s %4s %4s %10s %7s %10s %7s %6s %9s %9s  "
@@ -92,14 +77,14 @@ void csv_row(std::ostream& out, const ConvResult& r) {
       << ',' << s.pad_h << ',' << s.pad_w << ',' << s.stride_h << ',' << s.stride_w << ','
       << s.dilation_h << ',' << s.dilation_w << ',' << s.groups << ',' << mode_name(s.mode) << ','
       << conv_pass_name(p.pass) << ',' << data_type_name(p.input_type) << ','
-      << data_type_name(p.output_type) << ',' << format("%g", p.alpha) << ','
-      << format("%g", p.beta) << ',' << (p.bias ? 1 : 0) << ',' << activation_name(p.activation)
-      << ',' << r.copies << ',' << r.cudnn_algorithm << ',' << number_or(v.tessel_us, "%.3f", "")
-      << ',' << number_or(v.tessel_tflops, "%.2f", "") << ',' << number_or(v.cudnn_us, "%.3f", "")
-      << ',' << number_or(v.cudnn_tflops, "%.2f", "") << ',' << number_or(v.ratio, "%.4f", "")
-      << ',' << number_or(r.max_err, "%.3e", "") << ',' << format("%.3e", r.tolerance) << ','
-      << number_or(r.cudnn_err, "%.3e", "") << ',' << outcome_name(r.outcome) << ','
-      << csv_quoted(r.message) << "\n";
+      << data_type_name(p.output_type) << ',' << format_number("%g", p.alpha) << ','
+      << format_number("%g", p.beta) << ',' << (p.bias ? 1 : 0) << ','
+      << activation_name(p.activation) << ',' << r.copies << ',' << r.cudnn_algorithm << ','
+      << number_or(v.tessel_us, "%.3f", "") << ',' << number_or(v.tessel_tflops, "%.2f", "") << ','
+      << number_or(v.cudnn_us, "%.3f", "") << ',' << number_or(v.cudnn_tflops, "%.2f", "") << ','
+      << number_or(v.ratio, "%.4f", "") << ',' << number_or(r.max_err, "%.3e", "") << ','
+      << format_number("%.3e", r.tolerance) << ',' << number_or(r.cudnn_err, "%.3e", "") << ','
+      << outcome_name(r.outcome) << ',' << csv_quoted(r.message) << "\n";
 }
 
 void json_row(std::ostream& out, const ConvResult& r) {
@@ -168,9 +153,9 @@ void ConvReport::begin(const ConvRunInfo& info) {
   if (format_ != ReportFormat::kTable) return;
   const ConvProblem& p = info.common;
   out_ << "tessel-prof conv2d on " << info.device << "; cuDNN " << info.cudnn_version << "\n"
-       << "epilogue: alpha " << format("%g", p.alpha) << ", beta " << format("%g", p.beta)
-       << ", bias " << (p.bias ? "yes" : "no") << ", activation " << activation_name(p.activation)
-       << "; times: median of " << info.options.timing.repeats
+       << "epilogue: alpha " << format_number("%g", p.alpha) << ", beta "
+       << format_number("%g", p.beta) << ", bias " << (p.bias ? "yes" : "no") << ", activation "
+       << activation_name(p.activation) << "; times: median of " << info.options.timing.repeats
        << " timed batches, tensors rotated past 2 x L2"
        << (info.options.timing.graph ? ", launches in a CUDA graph" : "") << "\n\n";
   table_header(out_);
@@ -204,7 +189,7 @@ void ConvReport::end(const ConvRunInfo& info) {
       << (info.options.verify ? "" : " (not verified: --no-verify)") << "\n";
   if (ratio.count > 0) {
     out << "cudnn_us / tessel_us over " << ratio.count << " problem(s): geometric mean "
-        << format("%.3f", ratio.geomean) << ", minimum " << format("%.3f", ratio.min)
+        << format_number("%.3f", ratio.geomean) << ", minimum " << format_number("%.3f", ratio.min)
         << " (above 1: tessel is faster)\n";
   }
   if (format_ != ReportFormat::kTable) return;

@@ -14,31 +14,6 @@
 namespace tessel::prof {
 namespace {
 
-class Stream {
- public:
-  Stream() {
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-  }
-  ~Stream() { cudaStreamDestroy(stream_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-// After an error: true when the context is unusable (a sticky error such as an illegal
-// address comes back on every call), with the error in `why`.
-bool context_lost(std::string& why) {
-  if (cudaDeviceSynchronize() == cudaSuccess) return false;
-  cudaGetLastError();  // clears a non-sticky error
-  const cudaError_t e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) return false;
-  why = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-  return true;
-}
-
 Conv2dProblem layer(int n, int hw, int c, int k, int rs, int pad, int stride) {
   Conv2dProblem s;
   s.n = n;

@@ -13,4 +13,13 @@ void check_cublas(cublasStatus_t s, const std::string& what) {
   throw ProfError(what + ": " + cublasGetStatusName(s) + ": " + cublasGetStatusString(s));
 }
 
+bool context_lost(std::string& why) {
+  if (cudaDeviceSynchronize() == cudaSuccess) return false;
+  cudaGetLastError();  // clears a non-sticky error
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return false;
+  why = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+  return true;
+}
+
 }  // namespace tessel::prof

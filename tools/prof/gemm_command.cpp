@@ -62,18 +62,6 @@ Output: a table (default), --csv (a header line, then one line per problem), --j
 Lines: one object per problem per line), all on stdout; progress on stderr (terminals only).
 Exit status: 0 all PASS, 1 bad command line, 2 no CUDA device, 3 some FAIL or ERROR.)";
 
-DataType data_type_from(const std::string& name) {
-  if (name == "bf16") return DataType::kBF16;
-  if (name == "f32") return DataType::kF32;
-  return DataType::kF16;
-}
-
-Activation activation_from(const std::string& name) {
-  if (name == "relu") return Activation::kReLU;
-  if (name == "gelu") return Activation::kGELU;
-  return Activation::kNone;
-}
-
 std::vector<GemmProblem> problems_of(const GemmOptions& o) {
   GemmProblem common;
   common.batch = o.batch;

@@ -66,4 +66,16 @@ GemmArguments make_arguments(const GemmProblem& p, const void* a, const void* b,
   return args;
 }
 
+DataType data_type_from(const std::string& name) {
+  if (name == "bf16") return DataType::kBF16;
+  if (name == "f32") return DataType::kF32;
+  return DataType::kF16;
+}
+
+Activation activation_from(const std::string& name) {
+  if (name == "relu") return Activation::kReLU;
+  if (name == "gelu") return Activation::kGELU;
+  return Activation::kNone;
+}
+
 }  // namespace tessel::prof

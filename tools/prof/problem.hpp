@@ -50,8 +50,13 @@ struct GemmProblem {
   std::string shape_text() const;  // "4096x4096x4096", "512x512x64 x8" with a batch
 };
 
-// "relu" -> Activation::kReLU; names as on the command line.
+// Activation::kReLU -> "relu"; names as on the command line.
 const char* activation_name(Activation a);
+
+// The command line's names back: "bf16" -> kBF16, "f32" -> kF32, anything else kF16;
+// "relu" -> kReLU, "gelu" -> kGELU, anything else kNone (CLI11 checks the names first).
+DataType data_type_from(const std::string& name);
+Activation activation_from(const std::string& name);
 
 // The arguments for tessel::gemm over the given buffers (batch strides packed).
 GemmArguments make_arguments(const GemmProblem& p, const void* a, const void* b, const void* c,

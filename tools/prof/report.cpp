@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "report_text.hpp"
+
 namespace tessel::prof {
 namespace {
 
@@ -12,17 +14,6 @@ constexpr const char* kCsvHeader =
     "m,n,k,batch,layout,dtype,out,alpha,beta,bias,activation,config,variant,access,swapped,"
     "copies,tessel_us,tessel_tflops,cublas_us,cublas_tflops,ratio,max_err,fp64_err,tolerance,"
     "status,cublas_excludes,message";
-
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, fmt, value);
-  return text;
-}
-
-// A number in the given format, or `missing`.
-std::string number_or(const std::optional<double>& v, const char* fmt, const char* missing) {
-  return v ? format(fmt, *v) : missing;
-}
 
 // The row's numbers, each present only when measured.
 struct RowValues {
@@ -57,13 +48,6 @@ std::string plan_text(const BenchResult& r) {
   return text;
 }
 
-std::string csv_quoted(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 void table_header(std::ostream& out) {
   char line[256];
   std::snprintf(line, sizeof line,
@@ -86,7 +70,8 @@ void table_row(std::ostream& out, const BenchResult& r) {
       number_or(v.ratio, "%.3f", "-").c_str(), number_or(v.max_err, "%.1e", "-").c_str(),
       number_or(v.fp64_err, "%.1e", "-").c_str(), outcome_name(r.outcome));
   out << line;
-  if (r.outcome == Outcome::kFail) out << " (tolerance " << format("%.1e", *v.tolerance) << ")";
+  if (r.outcome == Outcome::kFail)
+    out << " (tolerance " << format_number("%.1e", *v.tolerance) << ")";
   if (!r.message.empty() && r.outcome != Outcome::kFail) out << "  " << r.message;
   out << "\n";
 }
@@ -96,16 +81,16 @@ void csv_row(std::ostream& out, const BenchResult& r) {
   const RowValues v = values_of(r);
   out << p.shape.m << ',' << p.shape.n << ',' << p.shape.k << ',' << p.batch << ',' << p.layout
       << ',' << data_type_name(p.input_type) << ',' << data_type_name(p.output_type) << ','
-      << format("%g", p.alpha) << ',' << format("%g", p.beta) << ',' << (p.bias ? 1 : 0) << ','
-      << activation_name(p.activation) << ',' << (r.plan ? r.plan->config : "") << ','
-      << (r.plan ? r.plan->variant : "") << ',' << (r.plan ? r.plan->access : "") << ','
-      << (r.plan ? (r.plan->swapped ? "1" : "0") : "") << ',' << r.copies << ','
-      << number_or(v.tessel_us, "%.3f", "") << ',' << number_or(v.tessel_tflops, "%.2f", "") << ','
-      << number_or(v.cublas_us, "%.3f", "") << ',' << number_or(v.cublas_tflops, "%.2f", "") << ','
-      << number_or(v.ratio, "%.4f", "") << ',' << number_or(v.max_err, "%.3e", "") << ','
-      << number_or(v.fp64_err, "%.3e", "") << ',' << number_or(v.tolerance, "%.3e", "") << ','
-      << outcome_name(r.outcome) << ',' << cublas_excludes(p) << ',' << csv_quoted(r.message)
-      << "\n";
+      << format_number("%g", p.alpha) << ',' << format_number("%g", p.beta) << ','
+      << (p.bias ? 1 : 0) << ',' << activation_name(p.activation) << ','
+      << (r.plan ? r.plan->config : "") << ',' << (r.plan ? r.plan->variant : "") << ','
+      << (r.plan ? r.plan->access : "") << ',' << (r.plan ? (r.plan->swapped ? "1" : "0") : "")
+      << ',' << r.copies << ',' << number_or(v.tessel_us, "%.3f", "") << ','
+      << number_or(v.tessel_tflops, "%.2f", "") << ',' << number_or(v.cublas_us, "%.3f", "") << ','
+      << number_or(v.cublas_tflops, "%.2f", "") << ',' << number_or(v.ratio, "%.4f", "") << ','
+      << number_or(v.max_err, "%.3e", "") << ',' << number_or(v.fp64_err, "%.3e", "") << ','
+      << number_or(v.tolerance, "%.3e", "") << ',' << outcome_name(r.outcome) << ','
+      << cublas_excludes(p) << ',' << csv_quoted(r.message) << "\n";
 }
 
 void json_row(std::ostream& out, const BenchResult& r) {
@@ -164,9 +149,9 @@ void Report::begin(const RunInfo& info) {
   if (format_ != ReportFormat::kTable) return;
   const GemmProblem& p = info.common;
   out_ << "tessel-prof gemm on " << info.device << "; cuBLAS " << info.cublas_version << "\n"
-       << "epilogue: alpha " << format("%g", p.alpha) << ", beta " << format("%g", p.beta)
-       << ", bias " << (p.bias ? "yes" : "no") << ", activation " << activation_name(p.activation)
-       << "; times: median of " << info.options.timing.repeats
+       << "epilogue: alpha " << format_number("%g", p.alpha) << ", beta "
+       << format_number("%g", p.beta) << ", bias " << (p.bias ? "yes" : "no") << ", activation "
+       << activation_name(p.activation) << "; times: median of " << info.options.timing.repeats
        << " timed batches, operands rotated past 2 x L2"
        << (info.options.timing.graph ? ", launches in a CUDA graph" : "") << "\n\n";
   table_header(out_);
