@@ -1,9 +1,11 @@
-// A verified tessel-prof sweep as a GPU test: runs `tessel-prof gemm --m M --n N --k K --csv
-// OPTIONS...` for each shape and fails on any row that is not PASS (FAIL, ERROR) or on a
-// non-zero exit. Without a CUDA device it exits 77, which ctest reports as Skipped.
+// A verified tessel-prof sweep as a GPU test: runs `tessel-prof COMMAND --csv COMMON PROBLEM`
+// for each PROBLEM (one argument holding that problem's options) and fails on any row that is
+// not PASS (FAIL, ERROR) or on a non-zero exit. Without a CUDA device it exits 77, which ctest
+// reports as Skipped.
 //
-//   prof_sweep_test TESSEL_PROF SHAPES [OPTIONS...]
-//   prof_sweep_test ./tessel-prof 64x64x64,1000x1000x1000 --layout nt --beta 0.5
+//   prof_sweep_test TESSEL_PROF COMMAND "COMMON OPTIONS" "PROBLEM 1" ["PROBLEM 2" ...]
+//   prof_sweep_test ./tessel-prof gemm "--layout nt" "--m 64 --n 64 --k 64"
+//   prof_sweep_test ./tessel-prof conv2d "--repeats 1" "--n 2 --h 9 --w 9 --c 16 --k 32 --r 3"
 #include <cuda_runtime_api.h>
 #include <sys/wait.h>
 
@@ -23,15 +25,8 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-std::string shell_quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// The run's stdout and exit status.
 struct Run {
-  std::string output;
+  std::string output;  // stdout
   int status = -1;
 };
 
@@ -60,8 +55,9 @@ std::string column(const std::string& header, const std::string& row, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: prof_sweep_test TESSEL_PROF MxNxK[,MxNxK...] [OPTIONS...]\n");
+  if (argc < 5) {
+    std::fprintf(stderr,
+                 "usage: prof_sweep_test TESSEL_PROF COMMAND \"COMMON OPTIONS\" \"PROBLEM\"...\n");
     return 2;
   }
   int devices = 0;
@@ -69,18 +65,11 @@ int main(int argc, char** argv) {
     std::printf("SKIPPED: no CUDA device on this machine\n");
     return kSkipped;
   }
-  std::string options;
-  for (int i = 3; i < argc; ++i) options += " " + shell_quoted(argv[i]);
-
   int failures = 0;
-  for (const std::string& shape : split(argv[2], ',')) {
-    const std::vector<std::string> mnk = split(shape, 'x');
-    if (mnk.size() != 3) {
-      std::fprintf(stderr, "expected a shape MxNxK, found '%s'\n", shape.c_str());
-      return 2;
-    }
-    const std::string command = shell_quoted(argv[1]) + " gemm --m " + mnk[0] + " --n " + mnk[1] +
-                                " --k " + mnk[2] + " --csv" + options;
+  for (int i = 4; i < argc; ++i) {
+    // The options are plain words (numbers and names): no quoting needed.
+    const std::string command =
+        std::string("'") + argv[1] + "' " + argv[2] + " --csv " + argv[3] + " " + argv[i];
     const Run r = run(command);
     const std::vector<std::string> lines = split(r.output, '\n');
     const std::string status = lines.size() >= 2 ? column(lines[0], lines[1], "status") : "";
@@ -90,6 +79,6 @@ int main(int argc, char** argv) {
       ++failures;
     }
   }
-  std::printf("%d shape(s) not PASS\n", failures);
+  std::printf("%d problem(s) not PASS\n", failures);
   return failures == 0 ? 0 : 1;
 }
