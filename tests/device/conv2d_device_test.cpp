@@ -3,60 +3,24 @@
 // (the narrow path), f16/bf16 inputs, f32/f16/bf16 outputs, alpha/beta with a residual, bias
 // and activations. Outputs are poisoned (NaN) first; fixed seeds, printed on failure.
 // Tolerance per element: 1e-5 * (R*S*C/G) + eps_out * (1 + |ref|), as in gemm_api_device_test.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <sstream>
 #include <vector>
 
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
+#include "typed_values.hpp"
 
 namespace tessel {
 namespace {
 
-float round_to(DataType t, float x) {
-  if (t == DataType::kF16) return __half2float(__float2half_rn(x));
-  if (t == DataType::kBF16) return __bfloat162float(__float2bfloat16_rn(x));
-  return x;
-}
-
-std::vector<unsigned char> encode(DataType t, std::vector<float> const& v) {
-  std::vector<unsigned char> bytes(v.size() * data_type_bytes(t));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (t == DataType::kF16) {
-      __half h = __float2half_rn(v[i]);
-      std::memcpy(&bytes[2 * i], &h, 2);
-    } else if (t == DataType::kBF16) {
-      __nv_bfloat16 h = __float2bfloat16_rn(v[i]);
-      std::memcpy(&bytes[2 * i], &h, 2);
-    } else {
-      std::memcpy(&bytes[4 * i], &v[i], 4);
-    }
-  }
-  return bytes;
-}
-
-float decode(DataType t, unsigned char const* p) {
-  if (t == DataType::kF16) {
-    __half h;
-    std::memcpy(&h, p, 2);
-    return __half2float(h);
-  }
-  if (t == DataType::kBF16) {
-    __nv_bfloat16 h;
-    std::memcpy(&h, p, 2);
-    return __bfloat162float(h);
-  }
-  float f;
-  std::memcpy(&f, p, 4);
-  return f;
-}
+using test::decode;
+using test::encode;
+using test::round_to;
 
 struct Buffer {
   void* ptr = nullptr;
@@ -113,7 +77,7 @@ void run_case(Case const& t, unsigned seed) {
   std::vector<unsigned char> y(res.size() * ob);
   ASSERT_EQ(cudaMemcpy(y.data(), dy.ptr, y.size(), cudaMemcpyDeviceToHost), cudaSuccess);
 
-  const double eps = t.out == DataType::kF32 ? 0x1p-23 : t.out == DataType::kF16 ? 0x1p-10 : 0x1p-7;
+  const double eps = test::output_eps(t.out);
   const double tol_acc = 1e-5 * pb.r * pb.s * cg;
   int failures = 0;
   for (int n = 0; n < pb.n; ++n)
@@ -138,8 +102,7 @@ void run_case(Case const& t, unsigned seed) {
           double ref = t.alpha * acc;
           if (t.beta != 0.0f) ref += double(t.beta) * res[yi];
           if (t.bias) ref += bias[k];
-          if (t.act == Activation::kReLU) ref = std::max(ref, 0.0);
-          if (t.act == Activation::kGELU) ref = 0.5 * ref * (1 + std::tanh(0.7978845608028654 * (ref + 0.044715 * ref * ref * ref)));
+          ref = test::activate(ref, t.act);
           const double got = decode(t.out, &y[yi * ob]);
           if (!(std::fabs(got - ref) <= tol_acc + eps * (1 + std::fabs(ref))) && ++failures <= 5) {
             ADD_FAILURE() << "y(" << n << "," << p << "," << q << "," << k << ") = " << got << ", expected " << ref;

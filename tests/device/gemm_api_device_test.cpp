@@ -7,8 +7,6 @@
 // bounds the fp32 accumulation of K products of inputs in [-1, 1] (exact in fp32, each add off
 // by at most 2^-24 of a partial sum <= K) and eps_out is the output type's rounding: 2^-24 (f32),
 // 2^-11 (f16), 2^-8 (bf16), doubled for the epilogue's own fp32 arithmetic (alpha, beta, GELU).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -20,48 +18,14 @@
 #include <vector>
 
 #include "tessel/runtime/gemm.hpp"
+#include "typed_values.hpp"
 
 namespace tessel {
 namespace {
 
-float round_to(DataType t, float x) {
-  if (t == DataType::kF16) return __half2float(__float2half_rn(x));
-  if (t == DataType::kBF16) return __bfloat162float(__float2bfloat16_rn(x));
-  return x;
-}
-
-// Host bytes of `values` in type t.
-std::vector<unsigned char> encode(DataType t, std::vector<float> const& values) {
-  std::vector<unsigned char> bytes(values.size() * data_type_bytes(t));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (t == DataType::kF16) {
-      __half h = __float2half_rn(values[i]);
-      std::memcpy(&bytes[2 * i], &h, 2);
-    } else if (t == DataType::kBF16) {
-      __nv_bfloat16 h = __float2bfloat16_rn(values[i]);
-      std::memcpy(&bytes[2 * i], &h, 2);
-    } else {
-      std::memcpy(&bytes[4 * i], &values[i], 4);
-    }
-  }
-  return bytes;
-}
-
-float decode(DataType t, unsigned char const* p) {
-  if (t == DataType::kF16) {
-    __half h;
-    std::memcpy(&h, p, 2);
-    return __half2float(h);
-  }
-  if (t == DataType::kBF16) {
-    __nv_bfloat16 h;
-    std::memcpy(&h, p, 2);
-    return __bfloat162float(h);
-  }
-  float f;
-  std::memcpy(&f, p, 4);
-  return f;
-}
+using test::decode;
+using test::encode;
+using test::round_to;
 
 struct Case {
   int m = 64, n = 64, k = 64, batch = 1;
@@ -159,7 +123,7 @@ void run_case(Case const& t, unsigned seed) {
   std::vector<unsigned char> out(nd * ob);
   ASSERT_EQ(cudaMemcpy(out.data(), dd.ptr, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
 
-  const double eps = t.out == DataType::kF32 ? 0x1p-23 : t.out == DataType::kF16 ? 0x1p-10 : 0x1p-7;
+  const double eps = test::output_eps(t.out);
   int failures = 0;
   for (int bt = 0; bt < t.batch; ++bt) {
     for (int i = 0; i < t.m; ++i) {
@@ -173,8 +137,7 @@ void run_case(Case const& t, unsigned seed) {
         double ref = t.alpha * acc;
         if (t.beta != 0.0f) ref += double(t.beta) * c[di];
         if (t.bias) ref += bias[t.offset + j];
-        if (t.act == Activation::kReLU) ref = std::max(ref, 0.0);
-        if (t.act == Activation::kGELU) ref = 0.5 * ref * (1 + std::tanh(0.7978845608028654 * (ref + 0.044715 * ref * ref * ref)));
+        ref = test::activate(ref, t.act);
         const double got = decode(t.out, &out[di * ob]);
         const double tol = 1e-5 * t.k + eps * (1 + std::fabs(ref));
         if (!(std::fabs(got - ref) <= tol) && ++failures <= 5) {
