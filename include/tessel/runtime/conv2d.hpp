@@ -1,15 +1,20 @@
-// The convolution runtime: implicit-GEMM conv2d on the GEMM pipeline (issue 4, in progress:
-// fprop today).
+// The convolution runtime: implicit-GEMM conv2d, all three directions, on the GEMM pipeline.
 //
-//   fprop  Y = act(alpha * conv(X, W) + beta * R + bias)
+//   fprop  Y  = act(alpha * conv(X, W) + beta * R + bias)        Conv2dArguments
+//   dgrad  dX = act(alpha * dgrad(dY, W) + beta * R + bias)      Conv2dDgradArguments
+//   wgrad  dW = alpha * wgrad(dY, X) + beta * R                  Conv2dWgradArguments
+//
+// with dgrad(dY, W)[n,h,w,c] = sum over (p,q,k,r,s) that fprop connects of dY[n,p,q,k] W[k,r,s,c]
+// and wgrad(dY, X)[k,r,s,c] = sum over (n,p,q) of dY[n,p,q,k] X[n,h,w,c] (problem.hpp gives
+// the index relations). The tensors, named by their fprop roles:
 //
 //   X  activations, NHWC: N x H x W x C, packed
 //   W  filters, KRSC: K x R x S x (C / groups), packed
 //   Y  outputs, NHWC: N x P x Q x K, packed; R (the residual, `residual`) likewise, read only
 //      when beta != 0 and may be Y itself
-//   bias  K values of the output type, or null
+//   bias  K values of the output type, or null (fprop; dgrad's is C values)
 //
-// Inputs f16 or bf16 (X and W the same), fp32 accumulation, outputs f16, bf16 or f32. Groups
+// Inputs f16 or bf16 (both inputs the same), fp32 accumulation, outputs f16, bf16 or f32. Groups
 // (depthwise included) run one GEMM per group. Channels per group that are not multiples of
 // 8 (C = 3, odd C), or tensors not 16-byte aligned, take the narrow (element-wise) path.
 //
@@ -48,5 +53,46 @@ Status validate(const Conv2dArguments& args);
 
 // Runs fprop on `stream` (asynchronous).
 Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream = nullptr);
+
+// dgrad: the gradient of the activations. dY (N,P,Q,K) and W (K,R,S,C/G) in, dX (N,H,W,C) out;
+// residual likewise NHWC (read when beta != 0, may be dX), bias C values of the output type.
+// Stride > 1: an (h, w) receives a tap's contribution only where h + pad_h - r*dilation_h is a
+// multiple of stride_h (and likewise w); the others read zero for that tap.
+struct Conv2dDgradArguments {
+  Conv2dProblem problem;
+  DataType input_type = DataType::kF16;   // dY and W
+  DataType output_type = DataType::kF32;  // dX, the residual and the bias
+  const void* dy = nullptr;
+  const void* w = nullptr;
+  const void* residual = nullptr;  // read only when beta != 0
+  void* dx = nullptr;
+  float alpha = 1.0f, beta = 0.0f;
+  const void* bias = nullptr;
+  Activation activation = Activation::kNone;
+};
+
+// wgrad: the gradient of the filters. dY (N,P,Q,K) and X (N,H,W,C) in, dW (K,R,S,C/G) out;
+// residual likewise KRSC (read when beta != 0, may be dW: beta = 1 accumulates into dW). The
+// reduction runs over N*P*Q; where that is long and K x RSC/G gives few tiles, it is split
+// (split-K) into slices summed in a fixed order, so results are deterministic.
+struct Conv2dWgradArguments {
+  Conv2dProblem problem;
+  DataType input_type = DataType::kF16;   // dY and X
+  DataType output_type = DataType::kF32;  // dW and the residual
+  const void* dy = nullptr;
+  const void* x = nullptr;
+  const void* residual = nullptr;  // read only when beta != 0
+  void* dw = nullptr;
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+// As validate(Conv2dArguments), for the other directions' tensors.
+Status validate(const Conv2dDgradArguments& args);
+Status validate(const Conv2dWgradArguments& args);
+
+// Run dgrad / wgrad on `stream` (asynchronous). wgrad's split-K takes a stream-ordered
+// workspace (cudaMallocAsync) that is freed on the stream after the reduction.
+Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream = nullptr);
+Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream = nullptr);
 
 }  // namespace tessel

@@ -1,0 +1,124 @@
+// validate() for the three conv2d directions. Each names its tensors and who reads or writes
+// them, then one check runs over that list: the problem, types, null pointers, element
+// alignment, and that the output overlaps no input (the residual may be the output itself).
+#include <cstdint>
+#include <string>
+#include <initializer_list>
+#include <vector>
+
+#include "conv/conv2d_common.hpp"
+#include "tessel/runtime/conv2d.hpp"
+#include "tessel/runtime/gemm.hpp"
+
+namespace tessel::conv_detail {
+
+bool aligned(const void* p, int bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+namespace {
+
+struct Range {
+  std::uintptr_t begin, end;
+};
+Range bytes_of(const void* p, long long elements, int elem_bytes) {
+  auto b = reinterpret_cast<std::uintptr_t>(p);
+  return {b, b + std::uintptr_t(elements) * std::uintptr_t(elem_bytes)};
+}
+bool overlap(Range a, Range b) { return a.begin < b.end && b.begin < a.end; }
+
+struct Tensor {
+  const char* name;
+  const void* ptr;
+  long long elements;
+  bool is_input;  // of the input type; else of the output type
+  bool used;      // false: not touched by this call (a residual with beta == 0, no bias)
+};
+
+// `reads`: the tensors the call reads; `out`: the one it writes.
+Status check(const char* direction, const Conv2dProblem& pb, DataType input_type, DataType output_type,
+             Activation activation, std::initializer_list<Tensor> reads, Tensor out) {
+  if (Status s = validate(pb); !s) return s;
+  auto type_ok = [](DataType t) { return t == DataType::kF16 || t == DataType::kBF16 || t == DataType::kF32; };
+  if (!type_ok(input_type) || !type_ok(output_type)) {
+    return invalid(std::string(direction) + ": input_type = " + std::to_string(int(input_type)) +
+                   ", output_type = " + std::to_string(int(output_type)) + ": expected 0 (f16), 1 (bf16) or 2 (f32)");
+  }
+  if (input_type == DataType::kF32) {
+    return {StatusCode::kNotSupported, std::string("conv2d: ") + direction +
+                                           ": input_type = f32 is not supported; expected f16 or bf16"};
+  }
+  if (int(activation) < 0 || int(activation) > 2) {
+    return invalid(std::string(direction) + ": activation = " + std::to_string(int(activation)) +
+                   ": expected 0 (none), 1 (relu), 2 (gelu)");
+  }
+  const int ib = data_type_bytes(input_type), ob = data_type_bytes(output_type);
+  auto bytes = [&](const Tensor& t) { return t.is_input ? ib : ob; };
+  auto is_residual = [](const Tensor& t) { return std::string(t.name) == "residual"; };
+  std::vector<Tensor> all(reads);
+  all.push_back(out);
+  for (const Tensor& t : all) {
+    if (!t.used) continue;
+    if (t.ptr == nullptr) {
+      return invalid(std::string(direction) + ": " + t.name + " is null" +
+                     (is_residual(t) ? " but beta != 0 reads it" : ""));
+    }
+    if (!aligned(t.ptr, bytes(t))) {
+      return {StatusCode::kMisaligned, std::string("conv2d: ") + direction + ": " + t.name +
+                                           " is not aligned to its " + std::to_string(bytes(t)) + "-byte elements"};
+    }
+  }
+  const Range o = bytes_of(out.ptr, out.elements, ob);
+  for (const Tensor& t : reads) {
+    if (!t.used || (is_residual(t) && t.ptr == out.ptr)) continue;
+    if (overlap(o, bytes_of(t.ptr, t.elements, bytes(t)))) {
+      return invalid(std::string(direction) + ": " + out.name + " overlaps " + t.name +
+                     (is_residual(t) ? std::string("; the residual must be ") + out.name + " itself or separate memory"
+                                     : "; the output must be separate memory"));
+    }
+  }
+  return {};
+}
+
+long long activation_elements(const Conv2dProblem& pb) { return (long long)pb.n * pb.h * pb.w * pb.c; }
+long long filter_elements(const Conv2dProblem& pb) { return (long long)pb.k * pb.r * pb.s * pb.channels_per_group(); }
+long long output_elements(const Conv2dProblem& pb) { return (long long)pb.n * pb.p() * pb.q() * pb.k; }
+
+}  // namespace
+}  // namespace tessel::conv_detail
+
+namespace tessel {
+
+using conv_detail::Tensor;
+
+Status validate(const Conv2dArguments& a) {
+  const Conv2dProblem& pb = a.problem;
+  const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
+                  y = conv_detail::output_elements(pb);
+  return conv_detail::check("fprop", pb, a.input_type, a.output_type, a.activation,
+                            {Tensor{"x", a.x, x, true, true}, Tensor{"w", a.w, w, true, true},
+                             Tensor{"residual", a.residual, y, false, a.beta != 0.0f},
+                             Tensor{"bias", a.bias, pb.k, false, a.bias != nullptr}},
+                            Tensor{"y", a.y, y, false, true});
+}
+
+Status validate(const Conv2dDgradArguments& a) {
+  const Conv2dProblem& pb = a.problem;
+  const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
+                  y = conv_detail::output_elements(pb);
+  return conv_detail::check("dgrad", pb, a.input_type, a.output_type, a.activation,
+                            {Tensor{"dy", a.dy, y, true, true}, Tensor{"w", a.w, w, true, true},
+                             Tensor{"residual", a.residual, x, false, a.beta != 0.0f},
+                             Tensor{"bias", a.bias, pb.c, false, a.bias != nullptr}},
+                            Tensor{"dx", a.dx, x, false, true});
+}
+
+Status validate(const Conv2dWgradArguments& a) {
+  const Conv2dProblem& pb = a.problem;
+  const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
+                  y = conv_detail::output_elements(pb);
+  return conv_detail::check("wgrad", pb, a.input_type, a.output_type, Activation::kNone,
+                            {Tensor{"dy", a.dy, y, true, true}, Tensor{"x", a.x, x, true, true},
+                             Tensor{"residual", a.residual, w, false, a.beta != 0.0f}},
+                            Tensor{"dw", a.dw, w, false, true});
+}
+
+}  // namespace tessel
