@@ -4,9 +4,6 @@
 namespace tessel::sm80 {
 namespace {
 
-template <class Element, int Access>
-using FpropConfig = GemmConfigSm80<128, 128, kConvTileK, 4, 2, 2, Element, Major::kK, Major::kK, Access>;
-
 template <class Element, ConvIterator Family>
 cudaError_t run(bool narrow, GemmParamsSm80 const& p, ConvFpropA<Family> const& a, cudaStream_t stream) {
   return narrow ? launch_gemm_sm80<FpropConfig<Element, 1>, true>(p, 1, stream, a)

@@ -5,13 +5,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include "conv/conv_configs_sm80.hpp"
 #include "tessel/conv/fprop_operand_sm80.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
 #include "tessel/runtime/types.hpp"
 
 namespace tessel::sm80 {
-
-inline constexpr int kConvTileK = 32;  // the fprop configuration's K tile (ActivationParams)
 
 // Launches one group's fprop GEMM. input: kF16 or kBF16; narrow: element-wise loads;
 // optimized: the precomputed-offset iterator (R, S <= 32), else the analytic one.

@@ -116,7 +116,14 @@ class ActivationIteratorAnalytic {
   // [group*C/G, (group+1)*C/G)); `tile_k`: the GEMM K tile depth, advance()'s step.
   TESSEL_HOST_DEVICE ActivationIteratorAnalytic(const Conv2dProblem& problem, int group,
                                                 ThreadSlice slice, int tile_k)
-      : pb_(problem), group_(group), slice_(slice), tile_k_(tile_k) {}
+      : ActivationIteratorAnalytic(problem, group, slice, tile_k, problem.p(), problem.q()) {}
+
+  // The same with the GEMM rows npq = (n*out_p + p)*out_q + q over an (out_p, out_q) grid of
+  // output positions other than the problem's (P, Q): dgrad's stride phases
+  // (dgrad_operand_sm80.hpp) cover a sub-grid.
+  TESSEL_HOST_DEVICE ActivationIteratorAnalytic(const Conv2dProblem& problem, int group,
+                                                ThreadSlice slice, int tile_k, int out_p, int out_q)
+      : pb_(problem), group_(group), slice_(slice), tile_k_(tile_k), out_p_(out_p), out_q_(out_q) {}
 
   // The column this thread reads now (moves by tile_k with each advance()).
   TESSEL_HOST_DEVICE int column() const { return slice_.column; }
@@ -124,9 +131,9 @@ class ActivationIteratorAnalytic {
   // Coordinate of row i (0 <= i < kRows) at the current column; h and w may lie outside the
   // image (padding), then valid(i) is false.
   TESSEL_HOST_DEVICE ActivationCoord at(int i) const {
-    const int pq = pb_.p() * pb_.q();
+    const int pq = out_p_ * out_q_;
     const int npq = slice_.first_row + i * slice_.row_stride;
-    const int n = npq / pq, p = npq % pq / pb_.q(), q = npq % pb_.q();
+    const int n = npq / pq, p = npq % pq / out_q_, q = npq % out_q_;
     const int cg = pb_.channels_per_group();
     const int tap = slice_.column / cg, c = slice_.column % cg;
     int r = tap / pb_.s, s = tap % pb_.s;
@@ -141,7 +148,7 @@ class ActivationIteratorAnalytic {
   // Row i at the current column is inside the GEMM and inside the image.
   TESSEL_HOST_DEVICE bool valid(int i) const {
     const long long npq = (long long)slice_.first_row + (long long)i * slice_.row_stride;
-    const long long rows = (long long)pb_.n * pb_.p() * pb_.q();
+    const long long rows = (long long)pb_.n * out_p_ * out_q_;
     const long long columns = (long long)pb_.r * pb_.s * pb_.channels_per_group();
     if (npq < 0 || npq >= rows || slice_.column < 0 || slice_.column >= columns) return false;
     const ActivationCoord x = at(i);
@@ -168,6 +175,7 @@ class ActivationIteratorAnalytic {
   int group_;
   ThreadSlice slice_;
   int tile_k_;
+  int out_p_, out_q_;
 };
 
 // What ActivationIteratorOptimized needs of a problem and a K tile depth, computed once on the

@@ -26,6 +26,9 @@ struct ConvFpropA {
   Conv2dProblem problem;
   ActivationParams params;  // make_activation_params(problem, the kernel's TileK): kOptimized
   int group;
+  // The GEMM rows' output grid when it is not the problem's (P, Q), else 0: dgrad's stride
+  // phases (dgrad_operand_sm80.hpp; their params carry it for kOptimized).
+  int out_p = 0, out_q = 0;
 
 #if defined(__CUDACC__)
   // A thread's loader. Its copy atoms are rows first_row + i * row_stride (i < kAtoms) of one
@@ -58,7 +61,8 @@ struct ConvFpropA {
     if constexpr (Family == ConvIterator::kOptimized) {
       return {ActivationIteratorOptimized<kAtoms>(params, group, slice)};
     } else {
-      return {ActivationIteratorAnalytic<kAtoms>(problem, group, slice, tile_k)};
+      return {ActivationIteratorAnalytic<kAtoms>(problem, group, slice, tile_k, out_p > 0 ? out_p : problem.p(),
+                                                 out_q > 0 ? out_q : problem.q())};
     }
   }
 #endif

@@ -18,6 +18,16 @@ namespace tessel {
 
 enum class BiasMode : int { kNone = 0, kPerColumn = 1, kPerRow = 2 };
 
+// Rows of D (and C) that are not evenly spaced: dgrad's stride phases write every stride-th
+// pixel of an image. Row m = (n*rows + i)*cols + j starts at element
+//   n*image + i*row_step + j*col_step + origin
+// e.g. phase (1, 0) of a stride-2 dgrad into (N, 5, 4, C): rows = 2, cols = 2, image = 5*4*C,
+// row_step = 2*4*C, col_step = 2*C, origin = 1*4*C. cols == 0: off (row m at m * ld).
+struct RowScatter {
+  int rows = 0, cols = 0;
+  std::int64_t image = 0, row_step = 0, col_step = 0, origin = 0;
+};
+
 struct EpilogueParams {
   void* d;              // (M,N) row-major, ldd; of type `out`
   void const* c;        // (M,N) row-major, ldc; read only when beta != 0
@@ -29,6 +39,7 @@ struct EpilogueParams {
   Activation act;
   DataType out;
   bool vector_ok;  // d, c, ldd, ldc and the batch strides allow 16-byte accesses
+  RowScatter scatter{};  // where the rows of D and C start, when not at m * ldd (m * ldc)
 };
 
 #if defined(__CUDACC__)
@@ -92,12 +103,18 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
     }
     const std::int64_t gm = row0 + row;
     const int gn = col0 + col;
+    std::int64_t row_d = gm * p.ldd, row_c = gm * p.ldc;
+    if (p.scatter.cols > 0) {
+      const int per_image = p.scatter.rows * p.scatter.cols, m = int(gm);
+      const int n = m / per_image, i = m % per_image / p.scatter.cols, j = m % p.scatter.cols;
+      row_d = row_c = n * p.scatter.image + i * p.scatter.row_step + j * p.scatter.col_step + p.scatter.origin;
+    }
     alignas(16) Out cv[kVec];
     if (p.beta != 0.0f) {
       if (full_run) {
-        *reinterpret_cast<uint4*>(cv) = *reinterpret_cast<uint4 const*>(c + gm * p.ldc + gn);
+        *reinterpret_cast<uint4*>(cv) = *reinterpret_cast<uint4 const*>(c + row_c + gn);
       } else {
-        for (int j = 0; j < kVec; ++j) cv[j] = col + j < cols ? c[gm * p.ldc + gn + j] : Out{};
+        for (int j = 0; j < kVec; ++j) cv[j] = col + j < cols ? c[row_c + gn + j] : Out{};
       }
     }
     alignas(16) Out out[kVec];
@@ -109,9 +126,9 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
       out[j] = from_float<Out>(activate(x, p.act));
     }
     if (full_run) {
-      *reinterpret_cast<uint4*>(d + gm * p.ldd + gn) = *reinterpret_cast<uint4 const*>(out);
+      *reinterpret_cast<uint4*>(d + row_d + gn) = *reinterpret_cast<uint4 const*>(out);
     } else {
-      for (int j = 0; j < kVec && col + j < cols; ++j) d[gm * p.ldd + gn + j] = out[j];
+      for (int j = 0; j < kVec && col + j < cols; ++j) d[row_d + gn + j] = out[j];
     }
   }
 }

@@ -14,9 +14,16 @@
 // picks the variant by the problem. The operands' access width (Config::kAccess) decides the
 // alignment the kernel needs: see operand_sm80.hpp.
 //
-// ASource says where A comes from: MatrixA (the default), the strided (M,K) matrix p.a; or an
-// implicit operand such as convolution's activations (conv/fprop_operand_sm80.hpp), which
-// loads each K tile itself through its iterator: the rest of the pipeline is the same.
+// ASource and BSource say where the operands come from: MatrixOperand (the default), the
+// strided matrices p.a / p.b; or an implicit operand such as convolution's activations
+// (conv/*_operand_sm80.hpp), which loads each K tile itself through its iterator: the rest of
+// the pipeline is the same. An implicit source gives each thread a loader,
+//   make_loader(AtomOrigins origin, int mn0, int k0, int tile_k)   the thread's copy atoms'
+//       (mn, k) in the tile, the tile's first row (A) or column (B), the first K index
+//   loader.load<Op>(smem_dst, base)   once per K tile, in order: zero-fill what lies outside
+// (the operand's own predicates replace the edge predicates). An implicit A is K-major with
+// each thread's atoms in one column; an implicit B is MN-major with each thread's atoms in one
+// row of N (one contiguous run of 8 or 1 elements at several K indices).
 #pragma once
 
 #include <cstddef>
@@ -42,8 +49,8 @@ struct GemmParamsSm80 {
   EpilogueParams epilogue;  // its batch index is blockIdx.z
 };
 
-// A is the strided matrix of GemmParamsSm80 (a, lda, a_batch_stride).
-struct MatrixA {};
+// The operand is the strided matrix of GemmParamsSm80 (a, lda, a_batch_stride; or b, ...).
+struct MatrixOperand {};
 
 #if defined(__CUDACC__)
 namespace detail {
@@ -58,12 +65,15 @@ __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
 }
 }  // namespace detail
 
-template <class Config, bool Edges = true, class ASource = MatrixA>
-__global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsSm80 p, ASource a_source) {
-  constexpr bool kMatrixA = std::is_same_v<ASource, MatrixA>;
+template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
+__global__ void __launch_bounds__(Config::kThreads)
+    gemm_kernel_sm80(GemmParamsSm80 p, ASource a_source, BSource b_source) {
+  constexpr bool kMatrixA = std::is_same_v<ASource, MatrixOperand>;
+  constexpr bool kMatrixB = std::is_same_v<BSource, MatrixOperand>;
   static_assert(kMatrixA || (Edges && Config::kMajorA == Major::kK),
                 "gemm_kernel_sm80: an implicit A operand needs the predicated (Edges) variant and a K-major A");
-  // (An implicit A starts at K tile 0: no split-K; the runtime never splits it.)
+  static_assert(kMatrixB || (Edges && Config::kMajorB == Major::kMN),
+                "gemm_kernel_sm80: an implicit B operand needs the predicated (Edges) variant and an MN-major B");
   using namespace tessel;
   using Element = typename Config::Element;
   constexpr int kStages = Config::kStages;
@@ -110,14 +120,26 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
       g2s_thr_a.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
   const AtomOrigins<kAccess, kAtomsB> origin_b(
       g2s_thr_b.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
-  // An implicit A loads through its own per-thread loader (one call per K tile, in order).
+  const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
+  const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
+  // An implicit operand loads through its own per-thread loader (one call per K tile, in order
+  // from tile_begin).
   auto a_loader = [&] {
     if constexpr (kMatrixA) {
       return 0;
     } else {
       static_assert(decltype(size<2>(tAsA))::value == 1,
                     "gemm_kernel_sm80: an implicit A needs each thread's copy atoms in one column (CPY_K == 1)");
-      return a_source.make_loader(origin_a, tile.m * Config::kTileM, 0, Config::kTileK);
+      return a_source.make_loader(origin_a, tile.m * Config::kTileM, tile_begin * Config::kTileK, Config::kTileK);
+    }
+  }();
+  auto b_loader = [&] {
+    if constexpr (kMatrixB) {
+      return 0;
+    } else {
+      static_assert(decltype(size<1>(tBsB))::value == 1,
+                    "gemm_kernel_sm80: an implicit B needs each thread's copy atoms in one row of N (CPY_N == 1)");
+      return b_source.make_loader(origin_b, tile.n * Config::kTileN, tile_begin * Config::kTileK, Config::kTileK);
     }
   }();
   const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
@@ -128,12 +150,16 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
     auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < p.k; };
     if constexpr (!kMatrixA) {
       a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
-      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
     } else if constexpr (Edges) {
       copy_if(g2s_a, in_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
-      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
     } else {
       copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA));
+    }
+    if constexpr (!kMatrixB) {
+      b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
+    } else if constexpr (Edges) {
+      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
+    } else {
       copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB));
     }
   };
@@ -153,8 +179,6 @@ __global__ void __launch_bounds__(Config::kThreads) gemm_kernel_sm80(GemmParamsS
   auto tXsB = s2r_b.get_slice(tid).partition_S(sB);
   auto tXrB = s2r_b.get_slice(tid).retile_D(tCrB);
 
-  const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
-  const int tile_end = min(tile_begin + p.k_tiles_per_split, int(size<2>(gA)));
   constexpr int kSlices = int(decltype(size<2>(tCrA))::value);  // k-slices per tile
 
   // prologue: tiles 0 .. Stages-2 in flight

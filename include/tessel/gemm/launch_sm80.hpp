@@ -11,9 +11,10 @@
 namespace tessel {
 
 #if defined(__CUDACC__)
-template <class Config, bool Edges, class ASource = MatrixA>
-cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a = {}) {
-  auto kernel = gemm_kernel_sm80<Config, Edges, ASource>;
+template <class Config, bool Edges, class ASource = MatrixOperand, class BSource = MatrixOperand>
+cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a = {},
+                             BSource const& b = {}) {
+  auto kernel = gemm_kernel_sm80<Config, Edges, ASource, BSource>;
   // Above 48 KiB dynamic shared memory must be asked for, once per kernel (and per device:
   // the attribute is per context, so it is set on every call; it is cheap).
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSmemBytes);
@@ -23,7 +24,7 @@ cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t st
   const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
   const int tiles_n = (p.n + Config::kTileN - 1) / Config::kTileN;
   dim3 grid(unsigned(tiles_m) * unsigned(tiles_n), 1, unsigned(batch) * unsigned(p.splits));
-  kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(p, a);
+  kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(p, a, b);
   return cudaGetLastError();
 }
 #endif

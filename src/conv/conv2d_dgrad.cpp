@@ -1,0 +1,59 @@
+// conv2d_dgrad(): validation (conv2d_validate.cpp), then one implicit GEMM per group and
+// stride phase (include/tessel/conv/dgrad_operand_sm80.hpp explains the phases).
+//   GEMM view of group g, phase (ph, pw):
+//     D (N*rows*cols, C/G) = A (N*rows*cols, R'*S'*K/G) * B (C/G, R'*S'*K/G)^T
+//   A  dY through fprop's activation iterator on the phase's stride-1 problem
+//   B  the group's filters gathered as (c, (t, u, k))
+//   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
+#include <cstdint>
+#include <string>
+
+#include "conv/conv2d_common.hpp"
+#include "conv/dgrad_instances_sm80.hpp"
+#include "tessel/runtime/conv2d.hpp"
+#include "tessel/runtime/gemm.hpp"
+
+namespace tessel {
+
+using conv_detail::aligned;
+
+Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
+  if (Status s = validate(args); !s) return s;
+  const Conv2dProblem& pb = args.problem;
+  if (Status s = conv_detail::check_device("dgrad"); !s) return s;
+
+  const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
+  const int ob = data_type_bytes(args.output_type);
+  // 16-byte loads: eight filters of dY (A) and eight channels of W (B) per vector.
+  const bool narrow = !(kg % 8 == 0 && pb.k % 8 == 0 && cg % 8 == 0 && aligned(args.dy, 16) && aligned(args.w, 16));
+  const int vec = 16 / ob;
+  const bool c_read = args.beta != 0.0f;
+  const bool strided = pb.stride_h > 1 || pb.stride_w > 1;
+  for (int g = 0; g < pb.groups; ++g) {
+    void* d = static_cast<char*>(args.dx) + std::size_t(g) * cg * ob;
+    const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * cg * ob : nullptr;
+    const void* bias = args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * cg * ob : nullptr;
+    const bool vector_ok = pb.c % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
+    for (int ph = 0; ph < pb.stride_h; ++ph) {
+      for (int pw = 0; pw < pb.stride_w; ++pw) {
+        const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
+        if (phase.rows == 0 || phase.cols == 0) continue;  // H < stride_h: no such rows
+        const int taps = phase.taps_r * phase.taps_s;      // 0: the epilogue alone
+        EpilogueParams epilogue{d, c, bias, pb.c, pb.c, 0, 0, args.alpha, args.beta,
+                                bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation, args.output_type,
+                                vector_ok};
+        if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
+        const GemmParamsSm80 params{args.dy, args.w, pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
+                                    1 << 30, epilogue};
+        const bool optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
+        if (cudaError_t e = sm80::run_conv_dgrad(args.input_type, narrow, optimized, params, pb, phase, g, stream);
+            e != cudaSuccess) {
+          return conv_detail::launch_error("dgrad", g, e);
+        }
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace tessel

@@ -1,0 +1,21 @@
+// The precompiled conv dgrad kernels: the GEMM kernel of DgradConfig with fprop's activation
+// operand over dY (one stride phase's rows) as A and the filter gather as B, for each input
+// type, access width and iterator family.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "conv/conv_configs_sm80.hpp"
+#include "tessel/conv/dgrad_operand_sm80.hpp"
+#include "tessel/gemm/kernel_sm80.hpp"
+#include "tessel/runtime/types.hpp"
+
+namespace tessel::sm80 {
+
+// Launches the GEMM of one group and phase (dgrad_operand_sm80.hpp). params.epilogue carries
+// the phase's RowScatter. input: kF16 or kBF16; narrow: element-wise loads; optimized: the
+// precomputed-offset iterator (R', S' <= 32), else the analytic one.
+cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, GemmParamsSm80 const& params,
+                           Conv2dProblem const& problem, DgradPhase const& phase, int group, cudaStream_t stream);
+
+}  // namespace tessel::sm80

@@ -1,0 +1,21 @@
+#include "conv/wgrad_instances_sm80.hpp"
+#include "tessel/gemm/launch_sm80.hpp"
+
+namespace tessel::sm80 {
+namespace {
+
+template <class Element>
+cudaError_t run(bool narrow, GemmParamsSm80 const& p, ConvWgradActivationB const& b, cudaStream_t stream) {
+  return narrow ? launch_gemm_sm80<WgradConfig<Element, 1>, true>(p, 1, stream, MatrixOperand{}, b)
+                : launch_gemm_sm80<WgradConfig<Element, 8>, true>(p, 1, stream, MatrixOperand{}, b);
+}
+
+}  // namespace
+
+cudaError_t run_conv_wgrad(DataType input, bool narrow, GemmParamsSm80 const& p, Conv2dProblem const& problem,
+                           int group, cudaStream_t stream) {
+  const ConvWgradActivationB b = ConvWgradActivationB::make(problem, group, kConvTileK);
+  return input == DataType::kF16 ? run<Half>(narrow, p, b, stream) : run<BFloat16>(narrow, p, b, stream);
+}
+
+}  // namespace tessel::sm80

@@ -1,0 +1,19 @@
+// The precompiled conv wgrad kernels: the GEMM kernel of WgradConfig with dY^T as a plain
+// MN-major A and the activation gather as B, for each input type and access width.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "conv/conv_configs_sm80.hpp"
+#include "tessel/conv/wgrad_operand_sm80.hpp"
+#include "tessel/gemm/kernel_sm80.hpp"
+#include "tessel/runtime/types.hpp"
+
+namespace tessel::sm80 {
+
+// Launches one group's wgrad GEMM (with params.splits > 1: its split-K slices, each into its
+// own fp32 matrix of the workspace). input: kF16 or kBF16; narrow: element-wise loads.
+cudaError_t run_conv_wgrad(DataType input, bool narrow, GemmParamsSm80 const& params, Conv2dProblem const& problem,
+                           int group, cudaStream_t stream);
+
+}  // namespace tessel::sm80
