@@ -17,6 +17,9 @@
  *   if (tessel_gemm(&args, stream) != TESSEL_SUCCESS)
  *     fprintf(stderr, "%s\n", tessel_get_last_error());
  *
+ * Convolution (tessel/runtime/conv2d.hpp): conv2d in its three directions, NHWC activations
+ * and KRSC filters, on the same pipeline; see "Convolution" below.
+ *
  * No function lets a C++ exception escape; the last error is kept per thread. */
 #ifndef TESSEL_H_
 #define TESSEL_H_
@@ -121,10 +124,140 @@ tessel_status_t tessel_gemm(const tessel_gemm_args_t* args, cudaStream_t stream)
 /* Checks *args as tessel_gemm() would, without touching the GPU. */
 tessel_status_t tessel_gemm_validate(const tessel_gemm_args_t* args);
 
-/* The message of the last failing tessel_gemm() or tessel_gemm_validate() on this thread,
- * or "" when the last such call succeeded (or none was made). Never NULL. The text belongs to
- * the library and stays valid until the next tessel_gemm() or tessel_gemm_validate() on this
- * thread. */
+/* ---- Convolution ----
+ *
+ *   fprop  Y  = act(alpha * conv(X, W) + beta * R + bias)       tessel_conv2d_fprop()
+ *   dgrad  dX = act(alpha * dgrad(dY, W) + beta * R + bias)     tessel_conv2d_dgrad()
+ *   wgrad  dW = alpha * wgrad(dY, X) + beta * R                 tessel_conv2d_wgrad()
+ *
+ * Tensors, packed, row-major (the last index fastest), named by their fprop roles:
+ *   X  activations  N x H x W x C            (NHWC)
+ *   W  filters      K x R x S x (C/groups)   (KRSC); group g owns filters [g*K/G, (g+1)*K/G)
+ *                                            and reads channels [g*C/G, (g+1)*C/G) of X
+ *   Y  outputs      N x P x Q x K            (NHWC)
+ *
+ *   Y[n,p,q,k] = sum over r, s, c of X[n, p*stride_h - pad_h + r'*dilation_h,
+ *                                       q*stride_w - pad_w + s'*dilation_w, g*C/G + c] W[k,r,s,c]
+ * with g = k / (K/G), r' = r, s' = s (cross-correlation) or r' = R-1-r, s' = S-1-s (true
+ * convolution); taps outside the image read zero. dgrad is its adjoint in X (dX[n,h,w,c] sums
+ * dY[n,p,q,k] W[k,r,s,c] over the (p,q,k,r,s) that the formula connects to (h,w,c)), wgrad its
+ * adjoint in W (dW[k,r,s,c] sums dY[n,p,q,k] X[n,h,w,g*C/G+c] over n, p, q).
+ *   P = (H + 2*pad_h - dilation_h*(R-1) - 1) / stride_h + 1 (rounded down), Q likewise.
+ *
+ * Inputs f16 or bf16 (both the same), fp32 accumulation; outputs, the residual R and the
+ * bias f16, bf16 or f32. R has the output's shape and type, is read only when beta != 0 (a
+ * NaN beta reads it; NULL allowed otherwise) and is either exactly the output or disjoint
+ * from it. The output overlaps no input (bias included). All pointers are device pointers
+ * aligned to their element; wider alignment is never required (the narrow path runs).
+ *
+ * Example (ResNet-50's stem, f16 in, f32 out):
+ *   tessel_conv2d_fprop_args_t args;
+ *   tessel_conv2d_fprop_args_init(&args);
+ *   args.problem.n = 32; args.problem.h = 224; args.problem.w = 224; args.problem.c = 3;
+ *   args.problem.k = 64; args.problem.r = 7; args.problem.s = 7;
+ *   args.problem.pad_h = 3; args.problem.pad_w = 3;
+ *   args.problem.stride_h = 2; args.problem.stride_w = 2;     (P = Q = 112)
+ *   args.x = x; args.w = w; args.y = y;
+ *   if (tessel_conv2d_fprop(&args, stream) != TESSEL_SUCCESS)
+ *     fprintf(stderr, "%s\n", tessel_get_last_error()); */
+
+/* Where a filter tap lands in the image (tessel::ConvMode). */
+typedef enum {
+  TESSEL_CONV_CROSS_CORRELATION = 0, /* h = p*stride_h - pad_h + r*dilation_h: what
+                                        frameworks call convolution */
+  TESSEL_CONV_CONVOLUTION = 1        /* h = p*stride_h - pad_h + (R-1-r)*dilation_h: the
+                                        filter flipped */
+} tessel_conv_mode_t;
+
+/* One 2-D convolution, field by field tessel::Conv2dProblem. Every size is at least 1 (there
+ * are no empty convolutions), P and Q must come out at least 1, and each of X (also with its
+ * padding), Y and W holds fewer than 2^31 elements (more is TESSEL_ERROR_NOT_SUPPORTED). */
+typedef struct tessel_conv2d_problem {
+  int n, h, w, c;             /* activations: batch, height, width, channels; >= 1 */
+  int k;                      /* output channels (filters); >= 1 */
+  int r, s;                   /* filter height and width; >= 1 */
+  int pad_h, pad_w;           /* zero rows / columns added on each side; >= 0 */
+  int stride_h, stride_w;     /* >= 1 */
+  int dilation_h, dilation_w; /* >= 1 (1: a dense filter) */
+  tessel_conv_mode_t mode;    /* TESSEL_CONV_CROSS_CORRELATION or TESSEL_CONV_CONVOLUTION */
+  int groups;                 /* >= 1, dividing C and K; groups == C == K is depthwise */
+} tessel_conv2d_problem_t;
+
+/* fprop, field by field tessel::Conv2dArguments. Fill it with tessel_conv2d_fprop_args_init()
+ * first, then set what the problem needs. */
+typedef struct tessel_conv2d_fprop_args {
+  tessel_conv2d_problem_t problem;
+  tessel_dtype_t input_type;  /* X and W: TESSEL_F16 or TESSEL_BF16 */
+  tessel_dtype_t output_type; /* Y, the residual and the bias: any type */
+  const void* x;              /* N x H x W x C, read */
+  const void* w;              /* K x R x S x C/groups, read */
+  const void* residual;       /* N x P x Q x K, read only when beta != 0: y itself or disjoint */
+  void* y;                    /* N x P x Q x K, written; disjoint from x, w and bias */
+  float alpha, beta;          /* any value, NaN and inf included (IEEE arithmetic) */
+  const void* bias;           /* K values (one per output channel), or NULL */
+  tessel_activation_t activation;
+} tessel_conv2d_fprop_args_t;
+
+/* dgrad, the gradient of the activations, field by field tessel::Conv2dDgradArguments. Fill it
+ * with tessel_conv2d_dgrad_args_init() first. With stride > 1 some (h, w) receive no tap at
+ * all: there dX = act(beta * R + bias). */
+typedef struct tessel_conv2d_dgrad_args {
+  tessel_conv2d_problem_t problem;
+  tessel_dtype_t input_type;  /* dY and W: TESSEL_F16 or TESSEL_BF16 */
+  tessel_dtype_t output_type; /* dX, the residual and the bias: any type */
+  const void* dy;             /* N x P x Q x K, read */
+  const void* w;              /* K x R x S x C/groups, read */
+  const void* residual;       /* N x H x W x C, read only when beta != 0: dx itself or disjoint */
+  void* dx;                   /* N x H x W x C, written; disjoint from dy, w and bias */
+  float alpha, beta;          /* any value, NaN and inf included (IEEE arithmetic) */
+  const void* bias;           /* C values (one per input channel), or NULL */
+  tessel_activation_t activation;
+} tessel_conv2d_dgrad_args_t;
+
+/* wgrad, the gradient of the filters, field by field tessel::Conv2dWgradArguments. Fill it
+ * with tessel_conv2d_wgrad_args_init() first. residual == dw with beta = 1 accumulates into
+ * dW. The reduction over N*P*Q may be split into slices summed in a fixed order: results are
+ * deterministic. No bias, no activation. */
+typedef struct tessel_conv2d_wgrad_args {
+  tessel_conv2d_problem_t problem;
+  tessel_dtype_t input_type;  /* dY and X: TESSEL_F16 or TESSEL_BF16 */
+  tessel_dtype_t output_type; /* dW and the residual: any type */
+  const void* dy;             /* N x P x Q x K, read */
+  const void* x;              /* N x H x W x C, read */
+  const void* residual;       /* K x R x S x C/groups, read only when beta != 0: dw itself or
+                                 disjoint */
+  void* dw;                   /* K x R x S x C/groups, written; disjoint from dy and x */
+  float alpha, beta;          /* any value, NaN and inf included (IEEE arithmetic) */
+} tessel_conv2d_wgrad_args_t;
+
+/* Fill *args with the C++ defaults (tessel::Conv2dArguments and its kin): the problem
+ * N = H = W = C = K = R = S = 1, pads 0, strides and dilations 1, cross-correlation, 1 group;
+ * f16 inputs, f32 output, every pointer NULL, alpha 1, beta 0, no activation. Do nothing when
+ * args is NULL. */
+void tessel_conv2d_fprop_args_init(tessel_conv2d_fprop_args_t* args);
+void tessel_conv2d_dgrad_args_init(tessel_conv2d_dgrad_args_t* args);
+void tessel_conv2d_wgrad_args_init(tessel_conv2d_wgrad_args_t* args);
+
+/* Run one direction on `stream` (NULL: the legacy default stream), asynchronously, as
+ * tessel_gemm() does: everything the matching _validate() checks is checked first, and no
+ * kernel is launched for arguments that fail. wgrad's split reduction takes a stream-ordered
+ * workspace (cudaMallocAsync) freed on the stream. A NULL args is an invalid argument. */
+tessel_status_t tessel_conv2d_fprop(const tessel_conv2d_fprop_args_t* args, cudaStream_t stream);
+tessel_status_t tessel_conv2d_dgrad(const tessel_conv2d_dgrad_args_t* args, cudaStream_t stream);
+tessel_status_t tessel_conv2d_wgrad(const tessel_conv2d_wgrad_args_t* args, cudaStream_t stream);
+
+/* Check *args as the run function would, without touching the GPU: the problem first (sizes,
+ * pads, strides, dilations, mode, groups, P and Q, tensor sizes), then the types, the
+ * activation, NULL tensors, element alignment and overlaps; the first broken rule is reported,
+ * naming the field (e.g. "conv2d: dgrad: dy is null"). */
+tessel_status_t tessel_conv2d_fprop_validate(const tessel_conv2d_fprop_args_t* args);
+tessel_status_t tessel_conv2d_dgrad_validate(const tessel_conv2d_dgrad_args_t* args);
+tessel_status_t tessel_conv2d_wgrad_validate(const tessel_conv2d_wgrad_args_t* args);
+
+/* The message of the last failing call on this thread that returns a tessel_status_t
+ * (tessel_gemm*, tessel_conv2d_*), or "" when the last such call succeeded (or none was
+ * made). Never NULL. The text belongs to the library and stays valid until the next such
+ * call on this thread. */
 const char* tessel_get_last_error(void);
 
 /* A status's name, e.g. "invalid argument"; "unknown status" for a value outside

@@ -1,10 +1,12 @@
 // The C API (include/tessel.h) over the C++ runtime: tessel_gemm_args_t <-> GemmArguments,
-// Status -> tessel_status_t plus a message kept per thread. No exception crosses into C.
+// tessel_conv2d_*_args_t <-> Conv2d*Arguments, Status -> tessel_status_t plus a message kept
+// per thread. No exception crosses into C.
 #include <cstring>
 #include <exception>
 #include <string>
 
 #include "tessel.h"
+#include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 
 namespace tessel {
@@ -29,6 +31,9 @@ static_assert(TESSEL_ACTIVATION_NONE == int(Activation::kNone) &&
                   TESSEL_ACTIVATION_RELU == int(Activation::kReLU) &&
                   TESSEL_ACTIVATION_GELU == int(Activation::kGELU),
               "tessel_activation_t must match tessel::Activation value for value");
+static_assert(TESSEL_CONV_CROSS_CORRELATION == int(ConvMode::kCrossCorrelation) &&
+                  TESSEL_CONV_CONVOLUTION == int(ConvMode::kConvolution),
+              "tessel_conv_mode_t must match tessel::ConvMode value for value");
 
 // The int a C caller stored in an enumeration. Read as bytes: C may store any int there, and
 // C++ may assume an unscoped enumeration without a fixed type holds only values in its range.
@@ -89,17 +94,116 @@ tessel_gemm_args_t to_c(const GemmArguments& g) {
   return c;
 }
 
+// tessel_conv2d_problem_t <-> Conv2dProblem, field by field.
+Conv2dProblem to_cpp(const tessel_conv2d_problem_t& c) {
+  Conv2dProblem p;
+  p.n = c.n, p.h = c.h, p.w = c.w, p.c = c.c, p.k = c.k, p.r = c.r, p.s = c.s;
+  p.pad_h = c.pad_h, p.pad_w = c.pad_w, p.stride_h = c.stride_h, p.stride_w = c.stride_w;
+  p.dilation_h = c.dilation_h, p.dilation_w = c.dilation_w;
+  p.mode = ConvMode(enum_value(c.mode)), p.groups = c.groups;
+  return p;
+}
+tessel_conv2d_problem_t to_c(const Conv2dProblem& p) {
+  tessel_conv2d_problem_t c;
+  c.n = p.n, c.h = p.h, c.w = p.w, c.c = p.c, c.k = p.k, c.r = p.r, c.s = p.s;
+  c.pad_h = p.pad_h, c.pad_w = p.pad_w, c.stride_h = p.stride_h, c.stride_w = p.stride_w;
+  c.dilation_h = p.dilation_h, c.dilation_w = p.dilation_w;
+  c.mode = tessel_conv_mode_t(p.mode), c.groups = p.groups;
+  return c;
+}
+
+// The fields the three directions share, under the same names in C and C++: the problem,
+// the types, the residual, alpha and beta. C -> C++ and C++ -> C.
+template <class CArgs, class CppArgs>
+void shared_to_cpp(const CArgs& c, CppArgs& a) {
+  a.problem = to_cpp(c.problem);
+  a.input_type = DataType(enum_value(c.input_type));
+  a.output_type = DataType(enum_value(c.output_type));
+  a.residual = c.residual, a.alpha = c.alpha, a.beta = c.beta;
+}
+template <class CppArgs, class CArgs>
+void shared_to_c(const CppArgs& a, CArgs& c) {
+  c.problem = to_c(a.problem);
+  c.input_type = tessel_dtype_t(a.input_type), c.output_type = tessel_dtype_t(a.output_type);
+  c.residual = a.residual, c.alpha = a.alpha, c.beta = a.beta;
+}
+
+// tessel_conv2d_fprop_args_t <-> Conv2dArguments: the shared fields, the tensors, the bias and
+// the activation.
+Conv2dArguments to_cpp(const tessel_conv2d_fprop_args_t& c) {
+  Conv2dArguments a;
+  shared_to_cpp(c, a);
+  a.x = c.x, a.w = c.w, a.y = c.y;
+  a.bias = c.bias, a.activation = Activation(enum_value(c.activation));
+  return a;
+}
+tessel_conv2d_fprop_args_t to_c(const Conv2dArguments& a) {
+  tessel_conv2d_fprop_args_t c;
+  shared_to_c(a, c);
+  c.x = a.x, c.w = a.w, c.y = a.y;
+  c.bias = a.bias, c.activation = tessel_activation_t(a.activation);
+  return c;
+}
+
+// tessel_conv2d_dgrad_args_t <-> Conv2dDgradArguments, likewise.
+Conv2dDgradArguments to_cpp(const tessel_conv2d_dgrad_args_t& c) {
+  Conv2dDgradArguments a;
+  shared_to_cpp(c, a);
+  a.dy = c.dy, a.w = c.w, a.dx = c.dx;
+  a.bias = c.bias, a.activation = Activation(enum_value(c.activation));
+  return a;
+}
+tessel_conv2d_dgrad_args_t to_c(const Conv2dDgradArguments& a) {
+  tessel_conv2d_dgrad_args_t c;
+  shared_to_c(a, c);
+  c.dy = a.dy, c.w = a.w, c.dx = a.dx;
+  c.bias = a.bias, c.activation = tessel_activation_t(a.activation);
+  return c;
+}
+
+// tessel_conv2d_wgrad_args_t <-> Conv2dWgradArguments: the shared fields and the tensors.
+Conv2dWgradArguments to_cpp(const tessel_conv2d_wgrad_args_t& c) {
+  Conv2dWgradArguments a;
+  shared_to_cpp(c, a);
+  a.dy = c.dy, a.x = c.x, a.dw = c.dw;
+  return a;
+}
+tessel_conv2d_wgrad_args_t to_c(const Conv2dWgradArguments& a) {
+  tessel_conv2d_wgrad_args_t c;
+  shared_to_c(a, c);
+  c.dy = a.dy, c.x = a.x, c.dw = a.dw;
+  return c;
+}
+
+// The C name of an argument struct and of the function that initialises it, for the message
+// about a NULL args.
+struct CArgsNames {
+  const char* type;
+  const char* init;
+};
+CArgsNames c_names(const tessel_gemm_args_t*) {
+  return {"tessel_gemm_args_t", "tessel_gemm_args_init"};
+}
+CArgsNames c_names(const tessel_conv2d_fprop_args_t*) {
+  return {"tessel_conv2d_fprop_args_t", "tessel_conv2d_fprop_args_init"};
+}
+CArgsNames c_names(const tessel_conv2d_dgrad_args_t*) {
+  return {"tessel_conv2d_dgrad_args_t", "tessel_conv2d_dgrad_args_init"};
+}
+CArgsNames c_names(const tessel_conv2d_wgrad_args_t*) {
+  return {"tessel_conv2d_wgrad_args_t", "tessel_conv2d_wgrad_args_init"};
+}
+
 // Runs `call` on the converted arguments of the C function `function`: NULL args, failures
 // and exceptions all end as a status and a message.
-template <class Call>
-tessel_status_t run_guarded(const char* function, const tessel_gemm_args_t* args,
-                            Call call) noexcept {
+template <class CArgs, class Call>
+tessel_status_t run_guarded(const char* function, const CArgs* args, Call call) noexcept {
   try {
     if (args == nullptr) {
+      const CArgsNames names = c_names(args);
       return finish(StatusCode::kInvalidArgument,
-                    std::string(function) +
-                        ": args is NULL; expected a tessel_gemm_args_t filled by "
-                        "tessel_gemm_args_init() and then by the caller");
+                    std::string(function) + ": args is NULL; expected a " + names.type +
+                        " filled by " + names.init + "() and then by the caller");
     }
     Status s = call(to_cpp(*args));
     return finish(s.code(), s.message());
@@ -127,7 +231,55 @@ tessel_status_t tessel_gemm(const tessel_gemm_args_t* args, cudaStream_t stream)
 }
 
 tessel_status_t tessel_gemm_validate(const tessel_gemm_args_t* args) {
-  return tessel::run_guarded("tessel_gemm_validate", args, tessel::validate);
+  return tessel::run_guarded("tessel_gemm_validate", args,
+                             [](const tessel::GemmArguments& g) { return tessel::validate(g); });
+}
+
+void tessel_conv2d_fprop_args_init(tessel_conv2d_fprop_args_t* args) {
+  if (args != nullptr) *args = tessel::to_c(tessel::Conv2dArguments{});
+}
+
+void tessel_conv2d_dgrad_args_init(tessel_conv2d_dgrad_args_t* args) {
+  if (args != nullptr) *args = tessel::to_c(tessel::Conv2dDgradArguments{});
+}
+
+void tessel_conv2d_wgrad_args_init(tessel_conv2d_wgrad_args_t* args) {
+  if (args != nullptr) *args = tessel::to_c(tessel::Conv2dWgradArguments{});
+}
+
+tessel_status_t tessel_conv2d_fprop(const tessel_conv2d_fprop_args_t* args, cudaStream_t stream) {
+  return tessel::run_guarded(
+      "tessel_conv2d_fprop", args,
+      [stream](const tessel::Conv2dArguments& a) { return tessel::conv2d_fprop(a, stream); });
+}
+
+tessel_status_t tessel_conv2d_dgrad(const tessel_conv2d_dgrad_args_t* args, cudaStream_t stream) {
+  return tessel::run_guarded(
+      "tessel_conv2d_dgrad", args,
+      [stream](const tessel::Conv2dDgradArguments& a) { return tessel::conv2d_dgrad(a, stream); });
+}
+
+tessel_status_t tessel_conv2d_wgrad(const tessel_conv2d_wgrad_args_t* args, cudaStream_t stream) {
+  return tessel::run_guarded(
+      "tessel_conv2d_wgrad", args,
+      [stream](const tessel::Conv2dWgradArguments& a) { return tessel::conv2d_wgrad(a, stream); });
+}
+
+tessel_status_t tessel_conv2d_fprop_validate(const tessel_conv2d_fprop_args_t* args) {
+  return tessel::run_guarded("tessel_conv2d_fprop_validate", args,
+                             [](const tessel::Conv2dArguments& a) { return tessel::validate(a); });
+}
+
+tessel_status_t tessel_conv2d_dgrad_validate(const tessel_conv2d_dgrad_args_t* args) {
+  return tessel::run_guarded(
+      "tessel_conv2d_dgrad_validate", args,
+      [](const tessel::Conv2dDgradArguments& a) { return tessel::validate(a); });
+}
+
+tessel_status_t tessel_conv2d_wgrad_validate(const tessel_conv2d_wgrad_args_t* args) {
+  return tessel::run_guarded(
+      "tessel_conv2d_wgrad_validate", args,
+      [](const tessel::Conv2dWgradArguments& a) { return tessel::validate(a); });
 }
 
 const char* tessel_get_last_error(void) { return tessel::last_error.c_str(); }

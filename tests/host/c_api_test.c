@@ -1,5 +1,7 @@
 /* The C API as a C99 program sees it: defaults, validation, the last error's text, NULL
- * arguments, status names, the version, and the no-op that needs no GPU. Each function checks
+ * arguments, status names, the version, and the no-op that needs no GPU; for convolution, the
+ * three directions' defaults and validation, and run functions that refuse bad arguments
+ * before any GPU work. Each function checks
  * one behaviour and returns NULL when it holds, or the check that failed (file:line: text);
  * c_api_test.cpp runs each as a GoogleTest. Pointers are made-up device addresses: nothing
  * here reaches a kernel. */
@@ -32,6 +34,20 @@ const char* c_unknown_config_is_an_invalid_argument(void);
 const char* c_empty_problem_is_a_no_op_without_a_gpu(void);
 const char* c_status_strings_name_each_status(void);
 const char* c_version_matches_the_macros(void);
+const char* c_conv_init_fills_the_documented_defaults(void);
+const char* c_conv_init_ignores_null(void);
+const char* c_conv_valid_arguments_pass(void);
+const char* c_conv_null_args_are_an_invalid_argument(void);
+const char* c_conv_null_tensors_are_named(void);
+const char* c_conv_residual_is_read_only_with_beta(void);
+const char* c_conv_residual_may_be_the_output_itself(void);
+const char* c_conv_misaligned_tensor_is_misaligned(void);
+const char* c_conv_enumeration_garbage_is_an_invalid_argument(void);
+const char* c_conv_f32_inputs_are_not_supported(void);
+const char* c_conv_output_overlapping_an_input_is_invalid(void);
+const char* c_conv_bad_problem_is_an_invalid_argument(void);
+const char* c_conv_zero_sizes_are_invalid(void);
+const char* c_conv_run_functions_refuse_bad_arguments_without_a_gpu(void);
 
 static const void* fake_address(uintptr_t address) { return (const void*)address; }
 
@@ -197,5 +213,317 @@ const char* c_version_matches_the_macros(void) {
   CHECK(tessel_version() ==
         TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 + TESSEL_VERSION_PATCH);
   CHECK(tessel_version() == 100); /* 0.1.0 */
+  return NULL;
+}
+
+/* ---- Convolution ---- */
+
+/* A valid problem: N=2, 8x8, C=16 -> K=32, 3x3, pad 1, stride 2 (P = Q = 4), 2 groups.
+ * Tensors: X and dX 2048 elements, dY and Y 1024, W and dW 32*3*3*8 = 2304. */
+static tessel_conv2d_problem_t conv_problem(tessel_conv2d_problem_t problem) {
+  problem.n = 2;
+  problem.h = 8;
+  problem.w = 8;
+  problem.c = 16;
+  problem.k = 32;
+  problem.r = 3;
+  problem.s = 3;
+  problem.pad_h = 1;
+  problem.pad_w = 1;
+  problem.stride_h = 2;
+  problem.stride_w = 2;
+  problem.groups = 2;
+  return problem;
+}
+
+static tessel_conv2d_fprop_args_t valid_fprop_args(void) {
+  tessel_conv2d_fprop_args_t args;
+  tessel_conv2d_fprop_args_init(&args);
+  args.problem = conv_problem(args.problem);
+  args.x = fake_address(0x10000000u);
+  args.w = fake_address(0x20000000u);
+  args.y = (void*)fake_address(0x30000000u);
+  return args;
+}
+
+static tessel_conv2d_dgrad_args_t valid_dgrad_args(void) {
+  tessel_conv2d_dgrad_args_t args;
+  tessel_conv2d_dgrad_args_init(&args);
+  args.problem = conv_problem(args.problem);
+  args.dy = fake_address(0x10000000u);
+  args.w = fake_address(0x20000000u);
+  args.dx = (void*)fake_address(0x30000000u);
+  return args;
+}
+
+static tessel_conv2d_wgrad_args_t valid_wgrad_args(void) {
+  tessel_conv2d_wgrad_args_t args;
+  tessel_conv2d_wgrad_args_init(&args);
+  args.problem = conv_problem(args.problem);
+  args.dy = fake_address(0x10000000u);
+  args.x = fake_address(0x20000000u);
+  args.dw = (void*)fake_address(0x30000000u);
+  return args;
+}
+
+/* The problem part of the documented defaults. */
+static int is_default_problem(const tessel_conv2d_problem_t* p) {
+  return p->n == 1 && p->h == 1 && p->w == 1 && p->c == 1 && p->k == 1 && p->r == 1 && p->s == 1 &&
+         p->pad_h == 0 && p->pad_w == 0 && p->stride_h == 1 && p->stride_w == 1 &&
+         p->dilation_h == 1 && p->dilation_w == 1 && p->mode == TESSEL_CONV_CROSS_CORRELATION &&
+         p->groups == 1;
+}
+
+const char* c_conv_init_fills_the_documented_defaults(void) {
+  tessel_conv2d_fprop_args_t f;
+  tessel_conv2d_dgrad_args_t d;
+  tessel_conv2d_wgrad_args_t w;
+  memset(&f, 0xAB, sizeof f);
+  memset(&d, 0xAB, sizeof d);
+  memset(&w, 0xAB, sizeof w);
+  tessel_conv2d_fprop_args_init(&f);
+  tessel_conv2d_dgrad_args_init(&d);
+  tessel_conv2d_wgrad_args_init(&w);
+  CHECK(is_default_problem(&f.problem));
+  CHECK(f.input_type == TESSEL_F16 && f.output_type == TESSEL_F32);
+  CHECK(f.x == NULL && f.w == NULL && f.residual == NULL && f.y == NULL && f.bias == NULL);
+  CHECK(f.alpha == 1.0f && f.beta == 0.0f && f.activation == TESSEL_ACTIVATION_NONE);
+  CHECK(is_default_problem(&d.problem));
+  CHECK(d.input_type == TESSEL_F16 && d.output_type == TESSEL_F32);
+  CHECK(d.dy == NULL && d.w == NULL && d.residual == NULL && d.dx == NULL && d.bias == NULL);
+  CHECK(d.alpha == 1.0f && d.beta == 0.0f && d.activation == TESSEL_ACTIVATION_NONE);
+  CHECK(is_default_problem(&w.problem));
+  CHECK(w.input_type == TESSEL_F16 && w.output_type == TESSEL_F32);
+  CHECK(w.dy == NULL && w.x == NULL && w.residual == NULL && w.dw == NULL);
+  CHECK(w.alpha == 1.0f && w.beta == 0.0f);
+  return NULL;
+}
+
+const char* c_conv_init_ignores_null(void) {
+  tessel_conv2d_fprop_args_init(NULL);
+  tessel_conv2d_dgrad_args_init(NULL);
+  tessel_conv2d_wgrad_args_init(NULL);
+  return NULL;
+}
+
+const char* c_conv_valid_arguments_pass(void) {
+  tessel_conv2d_fprop_args_t f = valid_fprop_args();
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_SUCCESS);
+  CHECK(strcmp(tessel_get_last_error(), "") == 0);
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_SUCCESS);
+  CHECK(strcmp(tessel_get_last_error(), "") == 0);
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_SUCCESS);
+  CHECK(strcmp(tessel_get_last_error(), "") == 0);
+  /* Everything optional at once: bias, activation, bf16 in, bf16 out, beta with a residual. */
+  d.bias = fake_address(0x40000000u);
+  d.activation = TESSEL_ACTIVATION_GELU;
+  d.input_type = TESSEL_BF16;
+  d.output_type = TESSEL_BF16;
+  d.beta = 0.5f;
+  d.residual = fake_address(0x50000000u);
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_SUCCESS);
+  return NULL;
+}
+
+const char* c_conv_null_args_are_an_invalid_argument(void) {
+  CHECK(tessel_conv2d_fprop_validate(NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_fprop_validate: args is NULL"));
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_fprop_args_init()"));
+  CHECK(tessel_conv2d_dgrad_validate(NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_dgrad_validate: args is NULL"));
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_dgrad_args_init()"));
+  CHECK(tessel_conv2d_wgrad_validate(NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_wgrad_validate: args is NULL"));
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_wgrad_args_init()"));
+  CHECK(tessel_conv2d_fprop(NULL, NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_fprop: args is NULL"));
+  CHECK(tessel_conv2d_dgrad(NULL, NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_dgrad: args is NULL"));
+  CHECK(tessel_conv2d_wgrad(NULL, NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "tessel_conv2d_wgrad: args is NULL"));
+  return NULL;
+}
+
+const char* c_conv_null_tensors_are_named(void) {
+  tessel_conv2d_fprop_args_t f;
+  tessel_conv2d_dgrad_args_t d;
+  tessel_conv2d_wgrad_args_t w;
+  f = valid_fprop_args(), f.x = NULL;
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "fprop: x is null"));
+  f = valid_fprop_args(), f.w = NULL;
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "fprop: w is null"));
+  f = valid_fprop_args(), f.y = NULL;
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "fprop: y is null"));
+  d = valid_dgrad_args(), d.dy = NULL;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "dgrad: dy is null"));
+  d = valid_dgrad_args(), d.w = NULL;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "dgrad: w is null"));
+  d = valid_dgrad_args(), d.dx = NULL;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "dgrad: dx is null"));
+  w = valid_wgrad_args(), w.dy = NULL;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "wgrad: dy is null"));
+  w = valid_wgrad_args(), w.x = NULL;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "wgrad: x is null"));
+  w = valid_wgrad_args(), w.dw = NULL;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "wgrad: dw is null"));
+  return NULL;
+}
+
+/* beta == 0 leaves the residual unread (NULL is fine); any other beta reads it. */
+const char* c_conv_residual_is_read_only_with_beta(void) {
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  CHECK(d.residual == NULL && tessel_conv2d_dgrad_validate(&d) == TESSEL_SUCCESS);
+  d.beta = -1.0f;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "dgrad: residual is null but beta != 0 reads it"));
+  CHECK(w.residual == NULL && tessel_conv2d_wgrad_validate(&w) == TESSEL_SUCCESS);
+  w.beta = 1.0f;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "wgrad: residual is null but beta != 0 reads it"));
+  return NULL;
+}
+
+/* Accumulation in place: residual == output with beta = 1. */
+const char* c_conv_residual_may_be_the_output_itself(void) {
+  tessel_conv2d_fprop_args_t f = valid_fprop_args();
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  f.beta = 1.0f, f.residual = f.y;
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_SUCCESS);
+  d.beta = 1.0f, d.residual = d.dx;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_SUCCESS);
+  w.beta = 1.0f, w.residual = w.dw;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_SUCCESS);
+  /* Two elements (f32) past the start is a partial overlap, not the output itself. */
+  w.residual = fake_address(0x30000008u);
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "wgrad: dw overlaps residual"));
+  return NULL;
+}
+
+const char* c_conv_misaligned_tensor_is_misaligned(void) {
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  tessel_conv2d_fprop_args_t f = valid_fprop_args();
+  d.w = fake_address(0x20000001u);
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_MISALIGNED);
+  CHECK(contains(tessel_get_last_error(), "dgrad: w is not aligned to its 2-byte elements"));
+  w.dw = (void*)fake_address(0x30000002u); /* f32: 4-byte elements */
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_MISALIGNED);
+  CHECK(contains(tessel_get_last_error(), "wgrad: dw is not aligned to its 4-byte elements"));
+  f.bias = fake_address(0x40000006u);
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_ERROR_MISALIGNED);
+  CHECK(contains(tessel_get_last_error(), "fprop: bias is not aligned to its 4-byte elements"));
+  return NULL;
+}
+
+const char* c_conv_enumeration_garbage_is_an_invalid_argument(void) {
+  tessel_conv2d_fprop_args_t f = valid_fprop_args();
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  f.problem.mode = (tessel_conv_mode_t)2;
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "mode = 2"));
+  d.activation = (tessel_activation_t)3;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "dgrad: activation = 3"));
+  d = valid_dgrad_args();
+  d.input_type = (tessel_dtype_t)-1;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "input_type = -1"));
+  w.output_type = (tessel_dtype_t)9;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "output_type = 9"));
+  return NULL;
+}
+
+const char* c_conv_f32_inputs_are_not_supported(void) {
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  d.input_type = TESSEL_F32;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_NOT_SUPPORTED);
+  CHECK(contains(tessel_get_last_error(), "dgrad: input_type = f32 is not supported"));
+  w.input_type = TESSEL_F32;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_NOT_SUPPORTED);
+  CHECK(contains(tessel_get_last_error(), "wgrad: input_type = f32 is not supported"));
+  return NULL;
+}
+
+const char* c_conv_output_overlapping_an_input_is_invalid(void) {
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  /* dY spans 1024 f16 elements from 0x10000000: dX (f32) on its last two overlaps it. */
+  d.dx = (void*)fake_address(0x10000000u + 2 * 1022);
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "dgrad: dx overlaps dy"));
+  d.dx = (void*)fake_address(0x10000000u + 2 * 1024); /* right after dY: fine */
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_SUCCESS);
+  d = valid_dgrad_args();
+  d.bias = fake_address(0x30000000u + 4 * 100);
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "dgrad: dx overlaps bias"));
+  /* X spans 2048 f16 elements from 0x20000000: dW (f32) on its last two overlaps it. */
+  w.dw = (void*)fake_address(0x20000000u + 2 * 2046);
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "wgrad: dw overlaps x"));
+  return NULL;
+}
+
+const char* c_conv_bad_problem_is_an_invalid_argument(void) {
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  d.problem.c = 18; /* not a multiple of groups = 4 */
+  d.problem.groups = 4;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "C = 18 is not a multiple of groups = 4"));
+  w.problem.r = 11; /* a 11-row filter on 8 + 2*1 rows: P < 1 */
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "output height P"));
+  w = valid_wgrad_args();
+  w.problem.stride_w = 0;
+  CHECK(tessel_conv2d_wgrad_validate(&w) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "stride_w = 0 must be at least 1"));
+  return NULL;
+}
+
+/* Unlike the GEMM's m == 0, a convolution has no empty case: every size is at least 1. */
+const char* c_conv_zero_sizes_are_invalid(void) {
+  tessel_conv2d_fprop_args_t f = valid_fprop_args();
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  f.problem.n = 0;
+  CHECK(tessel_conv2d_fprop_validate(&f) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "N = 0 must be at least 1"));
+  d.problem.k = 0;
+  CHECK(tessel_conv2d_dgrad_validate(&d) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "K = 0 must be at least 1"));
+  return NULL;
+}
+
+/* The run functions check first: bad arguments never reach the GPU, so this needs none. */
+const char* c_conv_run_functions_refuse_bad_arguments_without_a_gpu(void) {
+  tessel_conv2d_fprop_args_t f = valid_fprop_args();
+  tessel_conv2d_dgrad_args_t d = valid_dgrad_args();
+  tessel_conv2d_wgrad_args_t w = valid_wgrad_args();
+  f.w = NULL;
+  CHECK(tessel_conv2d_fprop(&f, NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "fprop: w is null"));
+  d.problem.pad_h = -1;
+  CHECK(tessel_conv2d_dgrad(&d, NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "pad_h = -1 must be at least 0"));
+  w.x = fake_address(0x20000001u);
+  CHECK(tessel_conv2d_wgrad(&w, NULL) == TESSEL_ERROR_MISALIGNED);
+  CHECK(contains(tessel_get_last_error(), "wgrad: x is not aligned"));
   return NULL;
 }
