@@ -33,6 +33,10 @@ while (($#)); do
           --gtest_filter='Conv2dFprop.StrideDilationAndTrueConvolution:Conv2dFprop.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dFprop.GroupedAndDepthwise:Conv2dFprop.EpilogueAndTypes' \
           >"$OUT/sanitize-conv-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-conv-$tool.log"
+        compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/conv2d_backward_device_test" \
+          --gtest_filter='Conv2dDgrad.StrideTwo:Conv2dDgrad.OddChannelsAndFilters:Conv2dDgrad.GroupedAndDepthwise:Conv2dWgrad.LongReductionIsSplitAndDeterministic' \
+          >"$OUT/sanitize-conv-backward-$tool.log" 2>&1 || status=1
+        tail -4 "$OUT/sanitize-conv-backward-$tool.log"
       done ;;
     prof)
       "$B/tools/prof/tessel-prof" gemm --csv >"$OUT/prof-suite.csv" 2>"$OUT/prof-suite.err" || status=1

@@ -1,0 +1,577 @@
+// tessel::conv2d_dgrad and conv2d_wgrad on the GPU against direct references in double on the
+// host, derived from fprop's definition (include/tessel/conv/problem.hpp), not from the
+// kernels' index mappings: every term dY[n,p,q,k] * W[k,r,s,c] of fprop's sum that reads
+// X[n,h,w,g*C/G+c] is sent back to dX[n,h,w,g*C/G+c] (dgrad) and every dY[n,p,q,k] *
+// X[n,h,w,g*C/G+c] to dW[k,r,s,c] (wgrad). Geometry (pads, strides, dilations, both modes,
+// filters wider than 32), channel counts (odd ones take the narrow path), groups and depthwise,
+// every input and output type, the epilogue (alpha, beta with a residual that may be the output
+// itself, dgrad's bias and activations), a long wgrad reduction (split-K) and random problems.
+// Fresh random data per case (fixed seeds, printed on failure); outputs are poisoned (NaN)
+// before the call and the bytes around them must stay untouched.
+//
+// Tolerance per element, with Σ|ab| the sum of |a||b| over the element's terms and L the
+// reduction length (dgrad R*S*K/G, wgrad N*P*Q):
+//   |got - ref| <= |alpha| * 2^-20 * sqrt(L) * Σ|ab|
+//                  + eps_out * (1 + |alpha*acc| + |beta*res| + |bias|)
+// The products are exact in fp32 (f16 and bf16 inputs), so only the fp32 sums err: by about
+// 2^-24 * sqrt(L) * Σ|ab| in any order (tiles, MMA, split-K slices); 16 times that stays below
+// an average single term Σ|ab|/L while L < 2^(40/3) ~ 10000, so there a dropped or doubled
+// term fails (the 25088-long wgrad reduction catches only larger errors, e.g. a lost slice).
+// eps_out (typed_values.hpp) covers the output's rounding and the epilogue's fp32 arithmetic on its
+// operands. Where no term reaches an element (strided dgrad, taps that never hit the image in
+// wgrad) the result must be exactly act(beta * res + bias): residual and bias values are
+// multiples of 1/64, which every type holds, and the test checks that the sum is exact.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tessel/runtime/conv2d.hpp"
+#include "tessel/runtime/gemm.hpp"
+#include "typed_values.hpp"
+
+namespace tessel {
+namespace {
+
+using test::decode;
+using test::encode;
+using test::round_to;
+
+// Bytes at a chosen offset inside a larger allocation, the rest filled with 0xff: the guard
+// bytes before and after must read 0xff again after the call (no write outside the tensor).
+class DeviceTensor {
+ public:
+  static constexpr size_t kGuard = 64;
+  DeviceTensor(std::vector<unsigned char> const& bytes, size_t offset_bytes)
+      : size_(bytes.size()), offset_(kGuard + offset_bytes) {
+    EXPECT_EQ(cudaMalloc(&base_, total()), cudaSuccess);
+    EXPECT_EQ(cudaMemset(base_, 0xff, total()), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(ptr(), bytes.data(), size_, cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  DeviceTensor(DeviceTensor const&) = delete;
+  DeviceTensor& operator=(DeviceTensor const&) = delete;
+  ~DeviceTensor() { cudaFree(base_); }
+
+  void* ptr() const { return static_cast<char*>(base_) + offset_; }
+  // The tensor's bytes; a failure if any guard byte changed.
+  std::vector<unsigned char> download() const {
+    std::vector<unsigned char> all(total());
+    EXPECT_EQ(cudaMemcpy(all.data(), base_, total(), cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t touched = 0;
+    for (size_t i = 0; i < total(); ++i)
+      touched += (i < offset_ || i >= offset_ + size_) && all[i] != 0xff;
+    EXPECT_EQ(touched, 0u) << "bytes written outside the output tensor";
+    return {all.begin() + offset_, all.begin() + offset_ + size_};
+  }
+
+ private:
+  size_t total() const { return offset_ + size_ + kGuard; }
+  void* base_ = nullptr;
+  size_t size_, offset_;
+};
+
+struct Case {
+  Conv2dProblem pb;
+  DataType in = DataType::kF16, out = DataType::kF32;
+  float alpha = 1.0f, beta = 0.0f;
+  bool bias = false;                   // dgrad only
+  Activation act = Activation::kNone;  // dgrad only
+  bool residual_is_output = false;     // beta reads the output's own (initial) values
+  int offset = 0;                      // every tensor this many elements past 16-byte alignment
+};
+
+std::string describe(Case const& t) {
+  auto const& p = t.pb;
+  std::ostringstream s;
+  s << "N" << p.n << " H" << p.h << " W" << p.w << " C" << p.c << " K" << p.k << " R" << p.r << " S"
+    << p.s << " pad " << p.pad_h << "," << p.pad_w << " stride " << p.stride_h << "," << p.stride_w
+    << " dil " << p.dilation_h << "," << p.dilation_w
+    << (p.mode == ConvMode::kConvolution ? " conv" : " xcorr") << " groups " << p.groups << " "
+    << data_type_name(t.in) << "->" << data_type_name(t.out) << " alpha " << t.alpha << " beta "
+    << t.beta << (t.residual_is_output ? " (residual = output)" : "") << (t.bias ? " bias" : "")
+    << " act " << int(t.act) << " offset " << t.offset;
+  return s.str();
+}
+
+Conv2dProblem problem(int n, int h, int w, int c, int k, int r, int s, int pad, int stride,
+                      int dil = 1, int groups = 1, ConvMode mode = ConvMode::kCrossCorrelation) {
+  Conv2dProblem p;
+  p.n = n, p.h = h, p.w = w, p.c = c, p.k = k, p.r = r, p.s = s;
+  p.pad_h = p.pad_w = pad, p.stride_h = p.stride_w = stride, p.dilation_h = p.dilation_w = dil;
+  p.groups = groups, p.mode = mode;
+  return p;
+}
+
+// Uniform in [-1, 1], as type t holds it.
+std::vector<double> random_values(size_t count, DataType t, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<double> v(count);
+  for (auto& x : v) x = round_to(t, dist(rng));
+  return v;
+}
+// Multiples of 1/64 in [-1, 1]: exact in f16, bf16 and f32, and so is beta * r + b for the
+// betas used here.
+std::vector<double> grid_values(size_t count, std::mt19937& rng) {
+  std::uniform_int_distribution<int> dist(-64, 64);
+  std::vector<double> v(count);
+  for (auto& x : v) x = dist(rng) / 64.0;
+  return v;
+}
+std::vector<unsigned char> bytes_of(DataType t, std::vector<double> const& v) {
+  return encode(t, std::vector<float>(v.begin(), v.end()));
+}
+
+// ---- the references ----
+
+// The reduction of each output element (unscaled) and the sum of |a||b| over its terms.
+struct Reference {
+  std::vector<double> acc, abs_sum;
+  explicit Reference(size_t count) : acc(count, 0.0), abs_sum(count, 0.0) {}
+};
+
+// Calls f(n, p, q, r, s, h, w) for every tap of fprop's sum that reads inside the image:
+//   h = p*stride_h - pad_h + r'*dilation_h, w = q*stride_w - pad_w + s'*dilation_w,
+// r' = r, s' = s (cross-correlation) or R-1-r, S-1-s (convolution).
+template <class F>
+void for_each_tap(Conv2dProblem const& pb, F&& f) {
+  const bool flip = pb.mode == ConvMode::kConvolution;
+  for (int n = 0; n < pb.n; ++n)
+    for (int p = 0; p < pb.p(); ++p)
+      for (int q = 0; q < pb.q(); ++q)
+        for (int r = 0; r < pb.r; ++r)
+          for (int s = 0; s < pb.s; ++s) {
+            const int h = p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
+            const int w = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
+            if (h >= 0 && h < pb.h && w >= 0 && w < pb.w) f(n, p, q, r, s, h, w);
+          }
+}
+
+// Row-major offsets of the three tensors.
+size_t x_at(Conv2dProblem const& pb, int n, int h, int w, int c) {
+  return ((size_t(n) * pb.h + h) * pb.w + w) * pb.c + c;
+}
+size_t y_at(Conv2dProblem const& pb, int n, int p, int q, int k) {
+  return ((size_t(n) * pb.p() + p) * pb.q() + q) * pb.k + k;
+}
+size_t w_at(Conv2dProblem const& pb, int k, int r, int s, int c) {
+  return ((size_t(k) * pb.r + r) * pb.s + s) * pb.channels_per_group() + c;
+}
+
+// Sends every tap's dY[n,p,q,k] and (a row of C/G channels) b to a row of the output:
+// acc[c] += d * b[c] and abs_sum[c] += |d| * |b[c]|, with each pointer chosen per tap and k.
+template <class Rows>
+Reference reduce_taps(Conv2dProblem const& pb, std::vector<double> const& dy, size_t out_count,
+                      Rows rows) {
+  Reference ref(out_count);
+  const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
+  for_each_tap(pb, [&](int n, int p, int q, int r, int s, int h, int w) {
+    for (int k = 0; k < pb.k; ++k) {
+      const double d = dy[y_at(pb, n, p, q, k)], ad = std::fabs(d);
+      auto [b, b_abs, out] = rows(k / kg, k, r, s, n, h, w);
+      double* acc = &ref.acc[out];
+      double* abs_sum = &ref.abs_sum[out];
+      for (int c = 0; c < cg; ++c) {
+        acc[c] += d * b[c];
+        abs_sum[c] += ad * b_abs[c];
+      }
+    }
+  });
+  return ref;
+}
+
+std::vector<double> absolute(std::vector<double> v) {
+  for (auto& x : v) x = std::fabs(x);
+  return v;
+}
+
+// dgrad: dX[n,h,w,g*C/G+c] += dY[n,p,q,k] * W[k,r,s,c] for every tap (p,q,r,s) reading (h,w).
+Reference dgrad_reference(Conv2dProblem const& pb, std::vector<double> const& dy,
+                          std::vector<double> const& w) {
+  const std::vector<double> w_abs = absolute(w);
+  const int cg = pb.channels_per_group();
+  return reduce_taps(pb, dy, size_t(pb.n) * pb.h * pb.w * pb.c,
+                     [&](int g, int k, int r, int s, int n, int h, int wi) {
+                       const size_t b = w_at(pb, k, r, s, 0);
+                       return std::tuple{&w[b], &w_abs[b], x_at(pb, n, h, wi, g * cg)};
+                     });
+}
+
+// wgrad: dW[k,r,s,c] += dY[n,p,q,k] * X[n,h,w,g*C/G+c] for every tap (n,p,q) reading (h,w).
+Reference wgrad_reference(Conv2dProblem const& pb, std::vector<double> const& dy,
+                          std::vector<double> const& x) {
+  const std::vector<double> x_abs = absolute(x);
+  const int cg = pb.channels_per_group();
+  return reduce_taps(pb, dy, size_t(pb.k) * pb.r * pb.s * cg,
+                     [&](int g, int k, int r, int s, int n, int h, int wi) {
+                       const size_t b = x_at(pb, n, h, wi, g * cg);
+                       return std::tuple{&x[b], &x_abs[b], w_at(pb, k, r, s, 0)};
+                     });
+}
+
+// ---- comparison ----
+
+struct Outcome {
+  std::vector<unsigned char> output;  // the device's result, bytes of the output type
+  long long exact = 0;                // elements no term reaches, compared exactly
+  long long failures = 0;
+};
+
+// Compares every element of o.output with act(alpha * acc + beta * res + bias[channel]).
+// `bias` holds one value per channel (the innermost index) or is empty; `where` names an index.
+void compare(Case const& t, long long reduction, Reference const& ref,
+             std::vector<double> const& res, std::vector<double> const& bias,
+             std::function<std::string(size_t)> const& where, Outcome& o) {
+  const double eps = test::output_eps(t.out);
+  const double acc_rel = std::fabs(t.alpha) * 0x1p-20 * std::sqrt(double(reduction));
+  for (size_t i = 0; i < ref.acc.size(); ++i) {
+    const double scaled = double(t.alpha) * ref.acc[i];
+    const double r = t.beta != 0.0f ? double(t.beta) * res[i] : 0.0;
+    const double b = bias.empty() ? 0.0 : bias[i % bias.size()];
+    const double expected = test::activate(scaled + r + b, t.act);
+    const double got = decode(t.out, &o.output[i * data_type_bytes(t.out)]);
+    // No term: the kernel's sum is exactly 0; so is the epilogue where beta * res and r + b
+    // are exact in fp32 and r + b in the output type (ReLU keeps it exact, GELU does not).
+    const bool exact = ref.abs_sum[i] == 0.0 && t.act != Activation::kGELU &&
+                       std::isfinite(t.alpha) && double(float(r)) == r &&
+                       double(float(r + b)) == r + b &&
+                       double(round_to(t.out, float(r + b))) == r + b;
+    const double tol = exact ? 0.0
+                             : acc_rel * ref.abs_sum[i] +
+                                   eps * (1 + std::fabs(scaled) + std::fabs(r) + std::fabs(b));
+    o.exact += exact;
+    if (!(std::fabs(got - expected) <= tol) && ++o.failures <= 5) {
+      ADD_FAILURE() << where(i) << " = " << got << ", expected " << expected << " (tolerance "
+                    << tol << (exact ? ": no term reaches it" : "") << ")";
+    }
+  }
+  EXPECT_EQ(o.failures, 0) << o.failures << " of " << ref.acc.size() << " outputs out of tolerance";
+}
+
+// ---- running one case ----
+
+// The output buffer: poisoned (NaN), or holding the residual when the residual is the output.
+std::vector<unsigned char> initial_output(Case const& t, std::vector<double> const& res) {
+  return t.residual_is_output
+             ? bytes_of(t.out, res)
+             : std::vector<unsigned char>(res.size() * data_type_bytes(t.out), 0xff);
+}
+
+Outcome run_dgrad(Case const& t, unsigned seed) {
+  SCOPED_TRACE("dgrad " + describe(t) + " seed " + std::to_string(seed));
+  Outcome o;
+  auto const& pb = t.pb;
+  EXPECT_TRUE(validate(pb).ok()) << validate(pb).message();
+  if (!validate(pb).ok()) return o;
+  std::mt19937 rng(seed);
+  const auto dy = random_values(size_t(pb.n) * pb.p() * pb.q() * pb.k, t.in, rng);
+  const auto w = random_values(size_t(pb.k) * pb.r * pb.s * pb.channels_per_group(), t.in, rng);
+  const auto res = grid_values(size_t(pb.n) * pb.h * pb.w * pb.c, rng);
+  const auto bias = t.bias ? grid_values(pb.c, rng) : std::vector<double>{};
+  const size_t ib = data_type_bytes(t.in), ob = data_type_bytes(t.out);
+  DeviceTensor d_dy(bytes_of(t.in, dy), t.offset * ib), d_w(bytes_of(t.in, w), t.offset * ib),
+      d_dx(initial_output(t, res), t.offset * ob), d_res(bytes_of(t.out, res), t.offset * ob),
+      d_bias(bytes_of(t.out, bias), t.offset * ob);
+
+  Conv2dDgradArguments args;
+  args.problem = pb, args.input_type = t.in, args.output_type = t.out;
+  args.dy = d_dy.ptr(), args.w = d_w.ptr(), args.dx = d_dx.ptr();
+  args.residual = t.residual_is_output ? d_dx.ptr() : d_res.ptr();
+  args.alpha = t.alpha, args.beta = t.beta, args.bias = t.bias ? d_bias.ptr() : nullptr,
+  args.activation = t.act;
+  const Status s = conv2d_dgrad(args, nullptr);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  if (!s.ok()) return o;
+  o.output = d_dx.download();
+
+  const Reference ref = dgrad_reference(pb, dy, w);
+  compare(
+      t, (long long)pb.r * pb.s * pb.filters_per_group(), ref, res, bias,
+      [&](size_t i) {
+        const size_t c = i % pb.c, w_ = i / pb.c % pb.w, h = i / pb.c / pb.w % pb.h,
+                     n = i / pb.c / pb.w / pb.h;
+        return "dx(" + std::to_string(n) + "," + std::to_string(h) + "," + std::to_string(w_) +
+               "," + std::to_string(c) + ")";
+      },
+      o);
+  return o;
+}
+
+// With `repeat`, runs the same wgrad a second time on a fresh output: the bits must not change.
+Outcome run_wgrad(Case const& t, unsigned seed, bool repeat = false) {
+  SCOPED_TRACE("wgrad " + describe(t) + " seed " + std::to_string(seed));
+  Outcome o;
+  auto const& pb = t.pb;
+  EXPECT_TRUE(validate(pb).ok()) << validate(pb).message();
+  if (!validate(pb).ok()) return o;
+  EXPECT_TRUE(!t.bias && t.act == Activation::kNone) << "wgrad has no bias and no activation";
+  std::mt19937 rng(seed);
+  const int cg = pb.channels_per_group();
+  const auto dy = random_values(size_t(pb.n) * pb.p() * pb.q() * pb.k, t.in, rng);
+  const auto x = random_values(size_t(pb.n) * pb.h * pb.w * pb.c, t.in, rng);
+  const auto res = grid_values(size_t(pb.k) * pb.r * pb.s * cg, rng);
+  const size_t ib = data_type_bytes(t.in), ob = data_type_bytes(t.out);
+  DeviceTensor d_dy(bytes_of(t.in, dy), t.offset * ib), d_x(bytes_of(t.in, x), t.offset * ib),
+      d_dw(initial_output(t, res), t.offset * ob), d_res(bytes_of(t.out, res), t.offset * ob);
+
+  Conv2dWgradArguments args;
+  args.problem = pb, args.input_type = t.in, args.output_type = t.out;
+  args.dy = d_dy.ptr(), args.x = d_x.ptr(), args.dw = d_dw.ptr();
+  args.residual = t.residual_is_output ? d_dw.ptr() : d_res.ptr();
+  args.alpha = t.alpha, args.beta = t.beta;
+  const Status s = conv2d_wgrad(args, nullptr);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  if (!s.ok()) return o;
+  o.output = d_dw.download();
+  if (repeat) {
+    DeviceTensor again(initial_output(t, res), t.offset * ob);
+    args.dw = again.ptr();
+    if (t.residual_is_output) args.residual = again.ptr();
+    EXPECT_TRUE(conv2d_wgrad(args, nullptr).ok());
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_TRUE(again.download() == o.output) << "a second run of the same wgrad gives other bits";
+  }
+
+  const Reference ref = wgrad_reference(pb, dy, x);
+  compare(
+      t, (long long)pb.n * pb.p() * pb.q(), ref, res, {},
+      [&](size_t i) {
+        const size_t c = i % cg, s_ = i / cg % pb.s, r = i / cg / pb.s % pb.r,
+                     k = i / cg / pb.s / pb.r;
+        return "dw(" + std::to_string(k) + "," + std::to_string(r) + "," + std::to_string(s_) +
+               "," + std::to_string(c) + ")";
+      },
+      o);
+  return o;
+}
+
+// ---- dgrad ----
+
+TEST(Conv2dDgrad, OneByOneIsAGemm) { run_dgrad({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 1); }
+
+TEST(Conv2dDgrad, ThreeByThreePadsZeroToTwo) {
+  for (int pad = 0; pad <= 2; ++pad) run_dgrad({problem(2, 9, 11, 16, 24, 3, 3, pad, 1)}, 10 + pad);
+}
+
+TEST(Conv2dDgrad, StrideTwo) {
+  run_dgrad({problem(2, 12, 12, 16, 32, 3, 3, 1, 2)}, 20);  // pad 1: every row is reached
+  // No pad: P = 5 taps reach rows 0..10, Q = 6 columns 0..12; row 11 and column 13 get nothing.
+  EXPECT_GT(run_dgrad({problem(2, 12, 14, 24, 16, 3, 3, 0, 2)}, 21).exact, 0);
+  run_dgrad({problem(1, 10, 9, 8, 16, 4, 4, 2, 2)}, 22);  // even filter
+}
+
+TEST(Conv2dDgrad, StrideThreeDilationTwo) {
+  run_dgrad({problem(2, 17, 16, 16, 24, 3, 3, 2, 3, 2)}, 30);
+}
+
+TEST(Conv2dDgrad, TrueConvolutionWithUnequalStridesAndPads) {
+  Conv2dProblem p = problem(2, 13, 12, 8, 16, 3, 2, 1, 2, 1, 1, ConvMode::kConvolution);
+  p.pad_w = 2, p.stride_w = 3, p.dilation_h = 2;
+  run_dgrad({p}, 40);
+}
+
+// Stride 2 with a 1x1 filter reaches only even (h, w): the other three quarters of dX receive
+// no term and must be exactly act(beta * residual + bias).
+TEST(Conv2dDgrad, OneByOneStrideTwoLeavesThreeQuartersToTheEpilogue) {
+  const Conv2dProblem p = problem(2, 8, 8, 16, 32, 1, 1, 0, 2);
+  Outcome o =
+      run_dgrad({p, DataType::kF16, DataType::kF32, 1.0f, 0.5f, true, Activation::kReLU}, 50);
+  EXPECT_EQ(o.exact, 3LL * 2 * 8 * 8 * 16 / 4);
+  o = run_dgrad({p, DataType::kBF16, DataType::kBF16, 2.0f, 0.0f, true, Activation::kNone}, 51);
+  EXPECT_EQ(o.exact, 3LL * 2 * 8 * 8 * 16 / 4);
+}
+
+TEST(Conv2dDgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
+  run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: the narrow path
+}
+
+// Channel or filter counts that are not multiples of 8 take the narrow path.
+TEST(Conv2dDgrad, OddChannelsAndFilters) {
+  run_dgrad({problem(2, 6, 7, 5, 3, 3, 3, 1, 1)}, 70);
+  run_dgrad({problem(2, 7, 5, 7, 13, 3, 2, 1, 2)}, 71);
+  run_dgrad({problem(1, 6, 6, 16, 13, 3, 3, 1, 1)}, 72);  // only K odd
+  run_dgrad({problem(1, 6, 6, 13, 16, 3, 3, 1, 1)}, 73);  // only C odd
+}
+
+TEST(Conv2dDgrad, GroupedAndDepthwise) {
+  run_dgrad({problem(2, 8, 8, 32, 64, 3, 3, 1, 1, 1, 2)}, 80);
+  run_dgrad({problem(2, 9, 7, 32, 16, 3, 3, 1, 2, 1, 4)}, 81);
+  run_dgrad({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 82);       // depthwise, C/G = 1
+  run_dgrad({problem(2, 10, 10, 16, 16, 3, 3, 1, 2, 1, 16)}, 83);  // depthwise, strided
+}
+
+// Filters of more than 32 taps (small images, large pads).
+TEST(Conv2dDgrad, FiltersLargerThanThirtyTwo) {
+  Conv2dProblem p = problem(2, 5, 6, 8, 16, 33, 3, 16, 1);
+  p.pad_w = 1;
+  run_dgrad({p}, 90);
+  p = problem(1, 4, 40, 3, 8, 2, 34, 1, 1);  // and narrow
+  run_dgrad({p}, 91);
+}
+
+TEST(Conv2dDgrad, EveryInputAndOutputType) {
+  int seed = 100;
+  for (DataType in : {DataType::kF16, DataType::kBF16})
+    for (DataType out : {DataType::kF32, DataType::kF16, DataType::kBF16})
+      run_dgrad(
+          {problem(2, 7, 8, 16, 24, 3, 3, 1, 2), in, out, 0.75f, 0.5f, true, Activation::kNone},
+          seed++);
+}
+
+TEST(Conv2dDgrad, EpilogueAlphaBetaBiasActivations) {
+  const Conv2dProblem p = problem(2, 8, 8, 16, 32, 3, 3, 1, 1);
+  run_dgrad({p, DataType::kF16, DataType::kF32, -1.5f, 1.0f, true, Activation::kReLU}, 110);
+  run_dgrad({p, DataType::kBF16, DataType::kF16, 0.5f, -1.0f, true, Activation::kGELU}, 111);
+  run_dgrad({p, DataType::kF16, DataType::kBF16, 1.0f, 0.0f, false, Activation::kGELU}, 112);
+  // 2x2 taps, stride 3: rows and columns 2, 5, 8 get no term, GELU of the epilogue alone.
+  run_dgrad({problem(2, 9, 9, 8, 16, 2, 2, 0, 3), DataType::kF16, DataType::kF32, 1.0f, 0.5f, true,
+             Activation::kGELU},
+            113);
+}
+
+TEST(Conv2dDgrad, ResidualIsDx) {
+  run_dgrad({problem(2, 8, 8, 16, 32, 3, 3, 1, 2), DataType::kF16, DataType::kF32, 1.0f, 1.0f,
+             false, Activation::kNone, true},
+            120);
+  run_dgrad({problem(1, 7, 7, 5, 8, 3, 3, 1, 1), DataType::kBF16, DataType::kBF16, 0.5f, -0.5f,
+             true, Activation::kReLU, true},
+            121);
+}
+
+// Pointers aligned to their element but not to 16 bytes: the narrow path.
+TEST(Conv2dDgrad, UnalignedPointersTakeTheNarrowPath) {
+  run_dgrad({problem(2, 8, 8, 16, 32, 3, 3, 1, 1), DataType::kF16, DataType::kF32, 1.0f, 1.0f, true,
+             Activation::kNone, false, 1},
+            130);
+  run_dgrad({problem(2, 9, 9, 16, 16, 3, 3, 1, 2), DataType::kBF16, DataType::kF16, 1.0f, 0.0f,
+             false, Activation::kReLU, false, 3},
+            131);
+}
+
+// Random geometry, channel counts, groups, types and epilogues: `run` takes one (case, seed).
+void random_problems(unsigned seed, bool dgrad,
+                     std::function<void(Case const&, unsigned)> const& run) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const float betas[] = {0.0f, 0.5f, 1.0f, -1.0f};
+  int ran = 0;
+  for (int i = 0; ran < 25; ++i) {
+    const int groups = pick(0, 3) == 0 ? pick(1, 4) : 1;
+    const int cg = pick(0, 1) ? 8 * pick(1, 4) : pick(1, 9);
+    const int kg = pick(0, 1) ? 8 * pick(1, 3) : pick(1, 24);
+    Conv2dProblem p = problem(pick(1, 3), pick(3, 14), pick(3, 14), cg * groups, kg * groups,
+                              pick(1, 4), pick(1, 4), pick(0, 2), pick(1, 3), pick(1, 2), groups,
+                              pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    p.pad_w = pick(0, 2), p.stride_w = pick(1, 3);
+    if (!validate(p).ok()) continue;  // the filter does not fit: validate's own tests cover it
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)),
+           pick(0, 1) ? 1.0f : 0.75f, betas[pick(0, 3)]};
+    if (dgrad) t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
+    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
+    t.offset = pick(0, 4) == 0 ? 1 : 0;
+    run(t, seed + i);
+    ++ran;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(Conv2dDgrad, RandomProblems) {
+  random_problems(5000, true, [](Case const& t, unsigned seed) { run_dgrad(t, seed); });
+}
+
+// ---- wgrad ----
+
+TEST(Conv2dWgrad, OneByOneIsAGemm) { run_wgrad({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 1001); }
+
+TEST(Conv2dWgrad, ThreeByThreePadsZeroToTwo) {
+  for (int pad = 0; pad <= 2; ++pad)
+    run_wgrad({problem(2, 9, 11, 16, 24, 3, 3, pad, 1)}, 1010 + pad);
+}
+
+TEST(Conv2dWgrad, StridesDilationAndTrueConvolution) {
+  run_wgrad({problem(2, 12, 12, 16, 32, 3, 3, 1, 2)}, 1020);
+  run_wgrad({problem(2, 17, 16, 16, 24, 3, 3, 2, 3, 2)}, 1021);
+  Conv2dProblem p = problem(2, 13, 12, 8, 16, 3, 2, 1, 2, 1, 1, ConvMode::kConvolution);
+  p.pad_w = 2, p.stride_w = 3, p.dilation_h = 2;
+  run_wgrad({p}, 1022);
+  run_wgrad({problem(2, 8, 8, 16, 32, 1, 1, 0, 2)}, 1023);  // 1x1 stride 2: reads every other pixel
+}
+
+TEST(Conv2dWgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
+  run_wgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 1030);
+}
+
+TEST(Conv2dWgrad, OddChannelsAndFilters) {
+  run_wgrad({problem(2, 6, 7, 5, 3, 3, 3, 1, 1)}, 1040);
+  run_wgrad({problem(2, 7, 5, 7, 13, 3, 2, 1, 2)}, 1041);
+  run_wgrad({problem(1, 6, 6, 16, 13, 3, 3, 1, 1)}, 1042);
+  run_wgrad({problem(1, 6, 6, 13, 16, 3, 3, 1, 1)}, 1043);
+}
+
+TEST(Conv2dWgrad, GroupedAndDepthwise) {
+  run_wgrad({problem(2, 8, 8, 32, 64, 3, 3, 1, 1, 1, 2)}, 1050);
+  run_wgrad({problem(2, 9, 7, 32, 16, 3, 3, 1, 2, 1, 4)}, 1051);
+  run_wgrad({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 1052);
+  run_wgrad({problem(2, 10, 10, 16, 16, 3, 3, 1, 2, 1, 16)}, 1053);
+}
+
+// Filters of more than 32 taps on small images with large pads: the outer taps of dW never
+// meet the image and must be exactly beta * residual.
+TEST(Conv2dWgrad, FiltersLargerThanThirtyTwo) {
+  Conv2dProblem p = problem(2, 5, 6, 8, 16, 33, 3, 16, 1);
+  p.pad_w = 1;
+  Outcome o = run_wgrad({p, DataType::kF16, DataType::kF32, 1.0f, 0.5f}, 1060);
+  EXPECT_GT(o.exact, 0);
+  run_wgrad({problem(1, 4, 40, 3, 8, 2, 34, 1, 1)}, 1061);
+}
+
+TEST(Conv2dWgrad, EveryInputAndOutputType) {
+  int seed = 1100;
+  for (DataType in : {DataType::kF16, DataType::kBF16})
+    for (DataType out : {DataType::kF32, DataType::kF16, DataType::kBF16})
+      run_wgrad({problem(2, 7, 8, 16, 24, 3, 3, 1, 2), in, out, 0.75f, 0.5f}, seed++);
+}
+
+// beta = 1 with the residual being dW: the gradient accumulates into the filters' gradient.
+TEST(Conv2dWgrad, AccumulatesIntoDw) {
+  run_wgrad({problem(2, 8, 8, 16, 32, 3, 3, 1, 1), DataType::kF16, DataType::kF32, 1.0f, 1.0f,
+             false, Activation::kNone, true},
+            1110);
+  run_wgrad({problem(2, 7, 7, 5, 6, 3, 3, 1, 2), DataType::kBF16, DataType::kBF16, -0.5f, 1.0f,
+             false, Activation::kNone, true},
+            1111);
+}
+
+TEST(Conv2dWgrad, UnalignedPointersTakeTheNarrowPath) {
+  run_wgrad({problem(2, 8, 8, 16, 32, 3, 3, 1, 1), DataType::kF16, DataType::kF32, 1.0f, 1.0f,
+             false, Activation::kNone, false, 1},
+            1120);
+  run_wgrad({problem(2, 9, 9, 16, 16, 3, 3, 1, 2), DataType::kBF16, DataType::kF16, 1.0f, 0.0f,
+             false, Activation::kNone, false, 3},
+            1121);
+}
+
+// N*P*Q = 8*56*56 = 25088 against a 64 x 576 dW: few output tiles and a long reduction, the
+// case the wgrad heuristic splits (split-K); the slices are summed in a fixed order, so a second
+// run gives the same bits. Accumulates into dW (beta = 1, residual = dW) like a training step.
+TEST(Conv2dWgrad, LongReductionIsSplitAndDeterministic) {
+  Case t{problem(8, 56, 56, 64, 64, 3, 3, 1, 1)};
+  t.beta = 1.0f, t.residual_is_output = true;
+  run_wgrad(t, 1130, true);
+}
+
+TEST(Conv2dWgrad, RandomProblems) {
+  random_problems(6000, false, [](Case const& t, unsigned seed) { run_wgrad(t, seed); });
+}
+
+}  // namespace
+}  // namespace tessel
