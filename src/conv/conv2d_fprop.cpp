@@ -1,4 +1,5 @@
 // conv2d_fprop(): validation (conv2d_validate.cpp), then one implicit GEMM per group on the sm80 pipeline.
+// Channels that rule out 16-byte loads are padded first (see conv2d_fprop below).
 //   GEMM view of group g:  D (N*P*Q, K/G) = A (N*P*Q, R*S*C/G) * B (K/G, R*S*C/G)^T
 //   A  the activations through ConvFpropA (zero-filled padding; the optimized iterator where
 //      R, S <= 32, else the analytic one), B the group's KRSC filters
@@ -6,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/fprop_instances_sm80.hpp"
 #include "tessel/runtime/conv2d.hpp"
@@ -15,16 +17,16 @@ namespace tessel {
 
 using conv_detail::aligned;
 
-Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
-  if (Status s = validate(args); !s) return s;
-  const Conv2dProblem& pb = args.problem;
-  if (Status s = conv_detail::check_device("fprop"); !s) return s;
+namespace {
 
+// The GEMMs of every group, X and W as given (or padded) for `pb`.
+Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const void* x, const void* w,
+                  cudaStream_t stream) {
   const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
   const int rsc = pb.r * pb.s * cg, npq = pb.n * pb.p() * pb.q();
   const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
   // 16-byte loads: eight channels of one tap in one vector, both tensors 16-byte aligned.
-  const bool narrow = !(cg % 8 == 0 && pb.c % 8 == 0 && aligned(args.x, 16) && aligned(args.w, 16));
+  const bool narrow = !(cg % 8 == 0 && pb.c % 8 == 0 && aligned(x, 16) && aligned(w, 16));
   // The optimized iterator keeps a 32-bit tap mask per row: filters up to 32 x 32.
   const bool optimized = ActivationIteratorOptimized<1>::supports(pb);
   const int vec = 16 / ob;
@@ -34,7 +36,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
     const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * kg * ob : nullptr;
     const void* bias = args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * kg * ob : nullptr;
     const bool vector_ok = pb.k % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
-    GemmParamsSm80 params{args.x, static_cast<const char*>(args.w) + std::size_t(g) * kg * rsc * ib,
+    GemmParamsSm80 params{x, static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
                           npq, kg, rsc, 0, rsc, 0, 0, 1, 1 << 30,
                           EpilogueParams{d, c, bias, pb.k, pb.k, 0, 0, args.alpha, args.beta,
                                          bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation,
@@ -45,6 +47,46 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
     }
   }
   return {};
+}
+
+}  // namespace
+
+// Ungrouped layers whose channels (or pointers) rule out 16-byte loads, such as the RGB stem
+// (C = 3), are run on zero-padded copies: X and W padded to C8 = C rounded up to 8 channels
+// in a stream-ordered workspace. The reduction grows by C8/C, but every load is a 16-byte
+// cp.async instead of eight 2-byte loads. Grouped layers (and padded copies past 2^31
+// elements) take the narrow path instead.
+Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
+  if (Status s = validate(args); !s) return s;
+  const Conv2dProblem& pb = args.problem;
+  if (Status s = conv_detail::check_device("fprop"); !s) return s;
+  const bool wide = pb.c % 8 == 0 && aligned(args.x, 16) && aligned(args.w, 16);
+  Conv2dProblem padded = pb;
+  padded.c = (pb.c + 7) / 8 * 8;
+  const long long x_rows = (long long)pb.n * pb.h * pb.w, w_rows = (long long)pb.k * pb.r * pb.s;
+  if (wide || pb.groups != 1 || x_rows * padded.c > kMaxConvTensorElements) {
+    return run_groups(args, pb, args.x, args.w, stream);
+  }
+  const int ib = data_type_bytes(args.input_type);
+  const std::size_t x_bytes = std::size_t(x_rows) * padded.c * ib, w_bytes = std::size_t(w_rows) * padded.c * ib;
+  char* workspace = nullptr;
+  if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&workspace), x_bytes + w_bytes, stream);
+      e != cudaSuccess) {
+    cudaGetLastError();
+    return {StatusCode::kCudaError,
+            std::string("conv2d: fprop: allocating the channel-padding workspace failed: ") + cudaGetErrorString(e)};
+  }
+  Status status;
+  cudaError_t e = sm80::pad_channels(args.x, workspace, x_rows, pb.c, padded.c, stream);
+  if (e == cudaSuccess) e = sm80::pad_channels(args.w, workspace + x_bytes, w_rows, pb.c, padded.c, stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    status = {StatusCode::kCudaError, std::string("conv2d: fprop: channel padding failed: ") + cudaGetErrorString(e)};
+  } else {
+    status = run_groups(args, padded, workspace, workspace + x_bytes, stream);
+  }
+  cudaFreeAsync(workspace, stream);
+  return status;
 }
 
 }  // namespace tessel

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "conv/conv2d_common.hpp"
@@ -33,14 +34,15 @@ struct Tensor {
   bool used;      // false: not touched by this call (a residual with beta == 0, no bias)
 };
 
-// `reads`: the tensors the call reads; `out`: the one it writes.
-Status check(const char* direction, const Conv2dProblem& pb, DataType input_type, DataType output_type,
+// `reads`: the tensors the call reads; `out`: the one it writes. The problem is valid.
+Status check(const char* direction, DataType input_type, DataType output_type,
              Activation activation, std::initializer_list<Tensor> reads, Tensor out) {
-  if (Status s = validate(pb); !s) return s;
   auto type_ok = [](DataType t) { return t == DataType::kF16 || t == DataType::kBF16 || t == DataType::kF32; };
-  if (!type_ok(input_type) || !type_ok(output_type)) {
-    return invalid(std::string(direction) + ": input_type = " + std::to_string(int(input_type)) +
-                   ", output_type = " + std::to_string(int(output_type)) + ": expected 0 (f16), 1 (bf16) or 2 (f32)");
+  for (auto [name, type] : {std::pair{"input_type", input_type}, std::pair{"output_type", output_type}}) {
+    if (!type_ok(type)) {
+      return invalid(std::string(direction) + ": " + name + " = " + std::to_string(int(type)) +
+                     ": expected 0 (f16), 1 (bf16) or 2 (f32)");
+    }
   }
   if (input_type == DataType::kF32) {
     return {StatusCode::kNotSupported, std::string("conv2d: ") + direction +
@@ -91,9 +93,10 @@ using conv_detail::Tensor;
 
 Status validate(const Conv2dArguments& a) {
   const Conv2dProblem& pb = a.problem;
+  if (Status s = validate(pb); !s) return s;  // first: the sizes below assume a valid problem
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
-  return conv_detail::check("fprop", pb, a.input_type, a.output_type, a.activation,
+  return conv_detail::check("fprop", a.input_type, a.output_type, a.activation,
                             {Tensor{"x", a.x, x, true, true}, Tensor{"w", a.w, w, true, true},
                              Tensor{"residual", a.residual, y, false, a.beta != 0.0f},
                              Tensor{"bias", a.bias, pb.k, false, a.bias != nullptr}},
@@ -102,9 +105,10 @@ Status validate(const Conv2dArguments& a) {
 
 Status validate(const Conv2dDgradArguments& a) {
   const Conv2dProblem& pb = a.problem;
+  if (Status s = validate(pb); !s) return s;  // first: the sizes below assume a valid problem
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
-  return conv_detail::check("dgrad", pb, a.input_type, a.output_type, a.activation,
+  return conv_detail::check("dgrad", a.input_type, a.output_type, a.activation,
                             {Tensor{"dy", a.dy, y, true, true}, Tensor{"w", a.w, w, true, true},
                              Tensor{"residual", a.residual, x, false, a.beta != 0.0f},
                              Tensor{"bias", a.bias, pb.c, false, a.bias != nullptr}},
@@ -113,9 +117,10 @@ Status validate(const Conv2dDgradArguments& a) {
 
 Status validate(const Conv2dWgradArguments& a) {
   const Conv2dProblem& pb = a.problem;
+  if (Status s = validate(pb); !s) return s;  // first: the sizes below assume a valid problem
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
-  return conv_detail::check("wgrad", pb, a.input_type, a.output_type, Activation::kNone,
+  return conv_detail::check("wgrad", a.input_type, a.output_type, Activation::kNone,
                             {Tensor{"dy", a.dy, y, true, true}, Tensor{"x", a.x, x, true, true},
                              Tensor{"residual", a.residual, w, false, a.beta != 0.0f}},
                             Tensor{"dw", a.dw, w, false, true});
