@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <vector>
 
 #include "cuda_check.hpp"
@@ -96,7 +97,7 @@ Timing time_launches(const std::function<void(long)>& launch, cudaStream_t strea
         break;
       }
     }
-    const double wanted = std::ceil(kTargetBatchMs / std::max(per_launch_ms, 1e-6));
+    const double wanted = std::ceil(options.target_batch_ms / std::max(per_launch_ms, 1e-6));
     t.iterations = static_cast<int>(std::clamp(wanted, 1.0, double(kMaxIterations)));
   }
 
@@ -117,6 +118,22 @@ Timing time_launches(const std::function<void(long)>& launch, cudaStream_t strea
   std::sort(per_launch_us.begin(), per_launch_us.end());
   t.median_us = per_launch_us[per_launch_us.size() / 2];
   return t;
+}
+
+Timing time_launches_or_host(const std::function<void(long)>& launch, cudaStream_t stream,
+                             const TimingOptions& options, std::string& note) {
+  note.clear();
+  if (!options.graph) return time_launches(launch, stream, options);
+  try {
+    return time_launches(launch, stream, options);
+  } catch (const std::exception& e) {
+    std::string why;
+    if (context_lost(why)) throw;  // nothing more can run
+    note = std::string("timed from the host: the CUDA graph failed: ") + e.what();
+  }
+  TimingOptions host = options;
+  host.graph = false;
+  return time_launches(launch, stream, host);
 }
 
 }  // namespace tessel::prof
