@@ -1,8 +1,10 @@
 // tessel-prof conv2d's host-side pieces as specifications: the default suite, the problem's
-// sizes and text, the tolerance, the ratio summary and the report rows. No GPU needed.
+// sizes and text for each pass, the command line's checks, tessel's arguments, the tolerance,
+// the ratio summary and the report rows. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -12,30 +14,15 @@
 #include "conv_problem.hpp"
 #include "conv_report.hpp"
 #include "conv_suite.hpp"
+#include "conv_test_problems.hpp"
 #include "verify.hpp"
 
 namespace tessel::prof {
 namespace {
 
-ConvProblem stem(int n) {
-  ConvProblem p;
-  p.shape = {.n = n,
-             .h = 224,
-             .w = 224,
-             .c = 3,
-             .k = 64,
-             .r = 7,
-             .s = 7,
-             .pad_h = 3,
-             .pad_w = 3,
-             .stride_h = 2,
-             .stride_w = 2};
-  return p;
-}
-
-std::size_t count_of(const std::string& text, char c) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), c));
-}
+using test::count_of;
+using test::grouped;
+using test::stem;
 
 TEST(ProfConvSuite, HoldsResNet50sLayersAtN32AndN128AllValid) {
   const std::vector<Conv2dProblem> shapes = default_conv_shapes();
@@ -96,6 +83,157 @@ TEST(ProfConvProblem, TextNamesOnlyWhatDiffersFromTheDefault) {
   EXPECT_EQ(p.shape_text(), "1x9x9x4 -> 4 3x3 pad 1x2 dil 2 g 2 conv");
 }
 
+TEST(ProfConvPass, NamesComeBackFromTheCommandLine) {
+  EXPECT_EQ(conv_pass_from("fprop"), ConvPass::kFprop);
+  EXPECT_EQ(conv_pass_from("dgrad"), ConvPass::kDgrad);
+  EXPECT_EQ(conv_pass_from("wgrad"), ConvPass::kWgrad);
+  for (ConvPass pass : {ConvPass::kFprop, ConvPass::kDgrad, ConvPass::kWgrad}) {
+    EXPECT_EQ(conv_pass_from(conv_pass_name(pass)), pass);
+  }
+}
+
+TEST(ProfConvPass, EachPassWritesItsOwnTensor) {
+  const ConvProblem f = grouped(ConvPass::kFprop), d = grouped(ConvPass::kDgrad),
+                    w = grouped(ConvPass::kWgrad);
+  EXPECT_EQ(f.output_role(), ConvRole::kY);
+  EXPECT_EQ(d.output_role(), ConvRole::kX);
+  EXPECT_EQ(w.output_role(), ConvRole::kW);
+  EXPECT_EQ(f.output_elements(), 2 * 5 * 5 * 32);
+  EXPECT_EQ(d.output_elements(), 2 * 9 * 10 * 16);
+  EXPECT_EQ(w.output_elements(), 32 * 3 * 3 * 8);
+  EXPECT_STREQ(conv_role_name(ConvRole::kX, ConvPass::kDgrad), "dX");
+  EXPECT_STREQ(conv_role_name(ConvRole::kY, ConvPass::kWgrad), "dY");
+  EXPECT_STREQ(conv_role_name(ConvRole::kW, ConvPass::kFprop), "W");
+}
+
+TEST(ProfConvPass, InputsAreInputTypeAndTheOutputIsOutputType) {
+  ConvProblem d = grouped(ConvPass::kDgrad);
+  d.input_type = DataType::kBF16;
+  d.output_type = DataType::kF32;
+  EXPECT_EQ(d.type_of(ConvRole::kX), DataType::kF32);
+  EXPECT_EQ(d.type_of(ConvRole::kW), DataType::kBF16);
+  EXPECT_EQ(d.type_of(ConvRole::kY), DataType::kBF16);
+}
+
+TEST(ProfConvPass, TheReductionIsRSCOverGThenRSKOverGThenNPQ) {
+  EXPECT_EQ(grouped(ConvPass::kFprop).reduction(), 3 * 3 * 8);
+  EXPECT_EQ(grouped(ConvPass::kDgrad).reduction(), 3 * 3 * 16);
+  EXPECT_EQ(grouped(ConvPass::kWgrad).reduction(), 2 * 5 * 5);
+}
+
+TEST(ProfConvPass, FlopsAreTheSameForEveryPass) {
+  const double flops = 2.0 * 2 * 5 * 5 * 32 * 3 * 3 * 8;
+  for (ConvPass pass : {ConvPass::kFprop, ConvPass::kDgrad, ConvPass::kWgrad}) {
+    EXPECT_DOUBLE_EQ(grouped(pass).flops(), flops) << conv_pass_name(pass);
+  }
+}
+
+TEST(ProfConvPass, BiasHasKValuesInFpropCInDgradNoneInWgrad) {
+  for (ConvPass pass : {ConvPass::kFprop, ConvPass::kDgrad, ConvPass::kWgrad}) {
+    ConvProblem p = grouped(pass);
+    EXPECT_EQ(p.bias_elements(), 0);
+    p.bias = true;
+    EXPECT_EQ(p.bias_elements(),
+              pass == ConvPass::kFprop ? 32 : (pass == ConvPass::kDgrad ? 16 : 0));
+  }
+}
+
+TEST(ProfConvPass, OnlyFpropHasASeparateResidual) {
+  EXPECT_FALSE(grouped(ConvPass::kFprop).residual_is_output());
+  EXPECT_TRUE(grouped(ConvPass::kDgrad).residual_is_output());
+  EXPECT_TRUE(grouped(ConvPass::kWgrad).residual_is_output());
+}
+
+TEST(ProfConvPass, PlainKeepsAlphaAndDropsTheRestOfTheEpilogue) {
+  ConvProblem p = grouped(ConvPass::kDgrad);
+  p.alpha = 2;
+  p.beta = 0.5f;
+  p.bias = true;
+  p.activation = Activation::kGELU;
+  EXPECT_FALSE(p.is_plain());
+  const ConvProblem plain = p.plain();
+  EXPECT_TRUE(plain.is_plain());
+  EXPECT_EQ(plain.alpha, 2);
+  EXPECT_EQ(plain.pass, ConvPass::kDgrad);
+}
+
+TEST(ProfConvEpilogue, WgradRefusesBiasAndActivationWithTheReason) {
+  const auto bias = epilogue_error(ConvPass::kWgrad, true, Activation::kNone);
+  ASSERT_TRUE(bias);
+  EXPECT_NE(bias->find("--bias does not apply to --mode wgrad"), std::string::npos) << *bias;
+  const auto act = epilogue_error(ConvPass::kWgrad, false, Activation::kReLU);
+  ASSERT_TRUE(act);
+  EXPECT_NE(act->find("--activation does not apply to --mode wgrad"), std::string::npos) << *act;
+  EXPECT_FALSE(epilogue_error(ConvPass::kWgrad, false, Activation::kNone));
+}
+
+TEST(ProfConvEpilogue, FpropAndDgradTakeBiasAndActivation) {
+  EXPECT_FALSE(epilogue_error(ConvPass::kFprop, true, Activation::kGELU));
+  EXPECT_FALSE(epilogue_error(ConvPass::kDgrad, true, Activation::kReLU));
+}
+
+// Distinct, aligned, never dereferenced addresses for the argument tests.
+ConvBuffers fake_buffers() {
+  auto at = [](std::uintptr_t a) { return reinterpret_cast<void*>(a); };
+  return {at(0x10000000), at(0x20000000), at(0x30000000), at(0x40000000), at(0x50000000)};
+}
+
+TEST(ProfConvArguments, DgradReadsDyAndWAndWritesXItsOwnResidual) {
+  ConvProblem p = grouped(ConvPass::kDgrad);
+  p.beta = 1;
+  p.bias = true;
+  p.activation = Activation::kReLU;
+  const ConvBuffers b = fake_buffers();
+  const Conv2dDgradArguments a = make_dgrad_arguments(p, b);
+  EXPECT_EQ(a.dy, b.y);
+  EXPECT_EQ(a.w, b.w);
+  EXPECT_EQ(a.dx, b.x);
+  EXPECT_EQ(a.residual, b.x);
+  EXPECT_EQ(a.bias, b.bias);
+  EXPECT_EQ(a.activation, Activation::kReLU);
+  EXPECT_TRUE(validate_tessel(p, b)) << validate_tessel(p, b).message();
+}
+
+TEST(ProfConvArguments, WgradReadsDyAndXAndWritesWItsOwnResidual) {
+  ConvProblem p = grouped(ConvPass::kWgrad);
+  p.beta = 1;
+  const ConvBuffers b = fake_buffers();
+  const Conv2dWgradArguments a = make_wgrad_arguments(p, b);
+  EXPECT_EQ(a.dy, b.y);
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_EQ(a.dw, b.w);
+  EXPECT_EQ(a.residual, b.w);
+  EXPECT_TRUE(validate_tessel(p, b)) << validate_tessel(p, b).message();
+}
+
+TEST(ProfConvArguments, WithoutBetaNoResidualIsPassed) {
+  const ConvBuffers b = fake_buffers();
+  EXPECT_EQ(make_fprop_arguments(grouped(ConvPass::kFprop), b).residual, nullptr);
+  EXPECT_EQ(make_dgrad_arguments(grouped(ConvPass::kDgrad), b).residual, nullptr);
+  EXPECT_EQ(make_wgrad_arguments(grouped(ConvPass::kWgrad), b).residual, nullptr);
+  EXPECT_EQ(make_dgrad_arguments(grouped(ConvPass::kDgrad), b).bias, nullptr);
+}
+
+TEST(ProfConvArguments, FpropKeepsItsSeparateResidual) {
+  ConvProblem p = grouped(ConvPass::kFprop);
+  p.beta = 0.5f;
+  const ConvBuffers b = fake_buffers();
+  EXPECT_EQ(make_fprop_arguments(p, b).residual, b.residual);
+  EXPECT_TRUE(validate_tessel(p, b)) << validate_tessel(p, b).message();
+}
+
+TEST(ProfConvTolerance, WgradGrowsWithTheSumOverNPQ) {
+  ConvProblem p = grouped(ConvPass::kWgrad);
+  p.output_type = DataType::kF32;
+  GemmProblem g;
+  g.shape = {1, 1, 2 * 5 * 5};
+  g.output_type = DataType::kF32;
+  EXPECT_DOUBLE_EQ(conv_tolerance(p, DataType::kF32), tolerance(g));
+  ConvProblem larger = p;
+  larger.shape.n = 200;
+  EXPECT_GT(conv_tolerance(larger, DataType::kF32), conv_tolerance(p, DataType::kF32));
+}
+
 TEST(ProfConvTolerance, IsTheGemmToleranceWithKTheReductionRSCOverG) {
   ConvProblem p = stem(1);
   p.output_type = DataType::kF16;
@@ -115,11 +253,11 @@ TEST(ProfConvSummary, GeometricMeanAndMinimumOfTheRatios) {
   EXPECT_EQ(summarize_ratios({0.0, NAN, INFINITY, 4.0}).count, 1);
 }
 
-ConvResult unimplemented_dgrad() {
+ConvResult refused_dgrad() {
   ConvResult r;
   r.problem = stem(32);
   r.problem.pass = ConvPass::kDgrad;
-  r.message = "tessel: conv2d dgrad is not implemented yet (only fprop is)";
+  r.message = "cuDNN: legacy: CUDNN_STATUS_BAD_PARAM; graph: no execution plan";
   return r;  // outcome kError, nothing timed
 }
 
@@ -129,7 +267,7 @@ TEST(ProfConvReport, CsvRowsHaveTheHeadersColumnsAndSayError) {
   ConvRunInfo info;
   info.common = stem(32);
   report.begin(info);
-  report.row(unimplemented_dgrad());
+  report.row(refused_dgrad());
   report.end(info);
   std::istringstream lines(out.str());
   std::string header, row;
@@ -137,7 +275,7 @@ TEST(ProfConvReport, CsvRowsHaveTheHeadersColumnsAndSayError) {
   std::getline(lines, row);
   EXPECT_EQ(count_of(header, ','), count_of(row, ','));
   EXPECT_NE(row.find(",dgrad,"), std::string::npos);
-  EXPECT_NE(row.find(",ERROR,tessel: conv2d dgrad is not implemented yet"), std::string::npos);
+  EXPECT_NE(row.find(",ERROR,cuDNN: legacy: CUDNN_STATUS_BAD_PARAM; graph:"), std::string::npos);
   EXPECT_NE(notes.str().find("1 ERROR"), std::string::npos);
 }
 
@@ -146,7 +284,7 @@ TEST(ProfConvReport, JsonHasNullForWhatWasNotMeasured) {
   ConvReport report(ReportFormat::kJson, out, notes);
   ConvRunInfo info;
   report.begin(info);
-  report.row(unimplemented_dgrad());
+  report.row(refused_dgrad());
   const nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j["status"], "ERROR");
   EXPECT_EQ(j["pass"], "dgrad");

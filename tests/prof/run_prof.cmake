@@ -4,8 +4,6 @@
 #                                                       stdout + stderr
 #   -DMODE=gpu_or_no_device   either no GPU (exit 2, "no CUDA device found") or a GPU that
 #                             ran it (exit 0, a PASS row): the same test on both machines
-#   -DMODE=error_or_no_device -DREGEX="..."   no GPU (exit 2, as above) or a GPU that reported
-#                             an ERROR (exit 3, output matching REGEX)
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 execute_process(COMMAND "${PROF}" ${args}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -32,19 +30,7 @@ elseif(MODE STREQUAL "gpu_or_no_device")
   else()
     message(FATAL_ERROR "expected exit 2 (no GPU) or 0 (a PASS row), found ${rc}")
   endif()
-elseif(MODE STREQUAL "error_or_no_device")
-  if(rc EQUAL 2)
-    if(NOT err MATCHES "tessel-prof: no CUDA device found")
-      message(FATAL_ERROR "exit 2 without the no-device message on stderr")
-    endif()
-  elseif(rc EQUAL 3)
-    if(NOT all MATCHES "${REGEX}")
-      message(FATAL_ERROR "exit 3, but the output does not match '${REGEX}'")
-    endif()
-  else()
-    message(FATAL_ERROR "expected exit 2 (no GPU) or 3 (an ERROR row), found ${rc}")
-  endif()
 else()
   message(FATAL_ERROR
-          "run_prof.cmake: unknown MODE '${MODE}' (exit, gpu_or_no_device or error_or_no_device)")
+          "run_prof.cmake: unknown MODE '${MODE}' (exit or gpu_or_no_device)")
 endif()

@@ -14,10 +14,11 @@ namespace {
 constexpr const char* kCsvHeader =
     "n,h,w,c,k,r,s,pad_h,pad_w,stride_h,stride_w,dilation_h,dilation_w,groups,mode,pass,dtype,"
     "out,alpha,beta,bias,activation,copies,cudnn_algo,tessel_us,tessel_tflops,cudnn_us,"
-    "cudnn_tflops,ratio,max_err,tolerance,cudnn_err,status,message";
+    "cudnn_tflops,cudnn_legacy_us,cudnn_graph_us,ratio,max_err,tolerance,cudnn_err,status,message";
 
 struct RowValues {
   std::optional<double> tessel_us, tessel_tflops, cudnn_us, cudnn_tflops, ratio;
+  std::optional<double> cudnn_legacy_us, cudnn_graph_us;
 };
 
 RowValues values_of(const ConvResult& r) {
@@ -30,21 +31,32 @@ RowValues values_of(const ConvResult& r) {
     v.cudnn_us = r.cudnn->median_us;
     v.cudnn_tflops = r.tflops(*r.cudnn);
   }
+  if (r.cudnn_legacy) v.cudnn_legacy_us = r.cudnn_legacy->median_us;
+  if (r.cudnn_graph) v.cudnn_graph_us = r.cudnn_graph->median_us;
   if (r.tessel && r.cudnn) v.ratio = r.cudnn->median_us / r.tessel->median_us;
   return v;
 }
 
 const char* mode_name(ConvMode m) { return m == ConvMode::kConvolution ? "conv" : "xcorr"; }
 
+// cuDNN's pick, never empty in a table or CSV cell; no commas (CSV cells stay unquoted).
+std::string algorithm_cell(const ConvResult& r) {
+  std::string a = r.cudnn_algorithm.empty() ? "-" : r.cudnn_algorithm;
+  for (char& ch : a) {
+    if (ch == ',') ch = ';';
+  }
+  return a;
+}
+
 constexpr const char* kTableFormat =
     "%4s %4s %4s %5s %5s %3s %3s %5s %6s %4s %4s %5s %5s %4s %4s %10s %7s %10s %7s %6s %9s %9s  "
-    "%s";
+    "%-6s %s";
 
 void table_header(std::ostream& out) {
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line, kTableFormat, "N", "H", "W", "C", "K", "R", "S", "pad", "stride",
                 "dil", "grp", "mode", "pass", "in", "out", "tessel_us", "TFLOP/s", "cudnn_us",
-                "TFLOP/s", "ratio", "max_err", "cudnn_err", "status");
+                "TFLOP/s", "ratio", "max_err", "cudnn_err", "status", "cudnn_algo");
   out << line << "\n";
 }
 
@@ -52,7 +64,7 @@ void table_row(std::ostream& out, const ConvResult& r) {
   const Conv2dProblem& s = r.problem.shape;
   const RowValues v = values_of(r);
   auto i = [](int x) { return std::to_string(x); };
-  char line[512];
+  char line[768];
   std::snprintf(
       line, sizeof line, kTableFormat, i(s.n).c_str(), i(s.h).c_str(), i(s.w).c_str(),
       i(s.c).c_str(), i(s.k).c_str(), i(s.r).c_str(), i(s.s).c_str(),
@@ -63,7 +75,7 @@ void table_row(std::ostream& out, const ConvResult& r) {
       number_or(v.tessel_tflops, "%.1f", "-").c_str(), number_or(v.cudnn_us, "%.2f", "-").c_str(),
       number_or(v.cudnn_tflops, "%.1f", "-").c_str(), number_or(v.ratio, "%.3f", "-").c_str(),
       number_or(r.max_err, "%.1e", "-").c_str(), number_or(r.cudnn_err, "%.1e", "-").c_str(),
-      outcome_name(r.outcome));
+      outcome_name(r.outcome), algorithm_cell(r).c_str());
   out << line;
   if (!r.message.empty()) out << "  " << r.message;
   out << "\n";
@@ -79,21 +91,37 @@ void csv_row(std::ostream& out, const ConvResult& r) {
       << conv_pass_name(p.pass) << ',' << data_type_name(p.input_type) << ','
       << data_type_name(p.output_type) << ',' << format_number("%g", p.alpha) << ','
       << format_number("%g", p.beta) << ',' << (p.bias ? 1 : 0) << ','
-      << activation_name(p.activation) << ',' << r.copies << ',' << r.cudnn_algorithm << ','
+      << activation_name(p.activation) << ',' << r.copies << ',' << algorithm_cell(r) << ','
       << number_or(v.tessel_us, "%.3f", "") << ',' << number_or(v.tessel_tflops, "%.2f", "") << ','
       << number_or(v.cudnn_us, "%.3f", "") << ',' << number_or(v.cudnn_tflops, "%.2f", "") << ','
-      << number_or(v.ratio, "%.4f", "") << ',' << number_or(r.max_err, "%.3e", "") << ','
+      << number_or(v.cudnn_legacy_us, "%.3f", "") << ',' << number_or(v.cudnn_graph_us, "%.3f", "")
+      << ',' << number_or(v.ratio, "%.4f", "") << ',' << number_or(r.max_err, "%.3e", "") << ','
       << format_number("%.3e", r.tolerance) << ',' << number_or(r.cudnn_err, "%.3e", "") << ','
       << outcome_name(r.outcome) << ',' << csv_quoted(r.message) << "\n";
+}
+
+nlohmann::ordered_json or_null(const std::optional<double>& x) {
+  return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json candidates_json(const ConvResult& r) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const CudnnCandidate& c : r.cudnn_candidates) {
+    nlohmann::ordered_json j;
+    j["name"] = c.name;
+    j["us"] = or_null(c.us);
+    j["err"] = or_null(c.err);
+    j["workspace"] = c.workspace;
+    j["excluded"] = c.excluded;
+    list.push_back(j);
+  }
+  return list;
 }
 
 void json_row(std::ostream& out, const ConvResult& r) {
   const ConvProblem& p = r.problem;
   const Conv2dProblem& s = p.shape;
   const RowValues v = values_of(r);
-  auto or_null = [](const std::optional<double>& x) {
-    return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
-  };
   nlohmann::ordered_json j;
   j["n"] = s.n;
   j["h"] = s.h;
@@ -123,14 +151,30 @@ void json_row(std::ostream& out, const ConvResult& r) {
   j["tessel_tflops"] = or_null(v.tessel_tflops);
   j["cudnn_us"] = or_null(v.cudnn_us);
   j["cudnn_tflops"] = or_null(v.cudnn_tflops);
+  j["cudnn_legacy_us"] = or_null(v.cudnn_legacy_us);
+  j["cudnn_graph_us"] = or_null(v.cudnn_graph_us);
   j["ratio"] = or_null(v.ratio);
   j["max_err"] = or_null(r.max_err);
   j["tolerance"] = r.tolerance;
   j["cudnn_err"] = or_null(r.cudnn_err);
   j["status"] = outcome_name(r.outcome);
   j["message"] = r.message;
-  // An infinite error (NaN left in Y) has no JSON number: null, and the message says "inf".
+  j["cudnn_candidates"] = candidates_json(r);
+  // An infinite error (NaN left in the output) has no JSON number: null, and the message
+  // says "inf".
   out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+// --verbose: cuDNN's candidates of one row, one per line.
+void candidate_lines(std::ostream& out, const ConvResult& r) {
+  out << "tessel-prof: cuDNN's candidates for " << r.problem.shape_text() << " "
+      << conv_pass_name(r.problem.pass) << " (chosen: " << algorithm_cell(r) << ")\n";
+  for (const CudnnCandidate& c : r.cudnn_candidates) {
+    out << "  " << c.name << "  us " << number_or(c.us, "%.2f", "-") << "  err "
+        << number_or(c.err, "%.1e", "-") << "  workspace " << c.workspace;
+    if (!c.excluded.empty()) out << "  excluded: " << c.excluded;
+    out << "\n";
+  }
 }
 
 }  // namespace
@@ -149,6 +193,7 @@ RatioSummary summarize_ratios(const std::vector<double>& ratios) {
 }
 
 void ConvReport::begin(const ConvRunInfo& info) {
+  verbose_ = info.options.verbose;
   if (format_ == ReportFormat::kCsv) out_ << kCsvHeader << "\n";
   if (format_ != ReportFormat::kTable) return;
   const ConvProblem& p = info.common;
@@ -157,7 +202,8 @@ void ConvReport::begin(const ConvRunInfo& info) {
        << format_number("%g", p.beta) << ", bias " << (p.bias ? "yes" : "no") << ", activation "
        << activation_name(p.activation) << "; times: median of " << info.options.timing.repeats
        << " timed batches, tensors rotated past 2 x L2"
-       << (info.options.timing.graph ? ", launches in a CUDA graph" : "") << "\n\n";
+       << (info.options.timing.graph ? ", launches in a CUDA graph" : ", launches from the host")
+       << "\n\n";
   table_header(out_);
 }
 
@@ -179,6 +225,9 @@ void ConvReport::row(const ConvResult& r) {
       break;
   }
   out_.flush();
+  for (const std::string& note : r.notes) notes_ << "tessel-prof: " << note << "\n";
+  if (verbose_) candidate_lines(notes_, r);
+  notes_.flush();
 }
 
 void ConvReport::end(const ConvRunInfo& info) {
@@ -193,10 +242,13 @@ void ConvReport::end(const ConvRunInfo& info) {
         << " (above 1: tessel is faster)\n";
   }
   if (format_ != ReportFormat::kTable) return;
-  out_ << "max_err: max |y - ref| / (|alpha| |X||W| + |beta R| + |bias|), ref a direct fp64 "
-          "convolution on the GPU; cudnn_err: cuDNN's 16-bit Y against the same ref\n"
-       << "PASS when max_err is within 2^-23 (2 sqrt(R S C/G) + 8) + u_out (2^-11 f16, 2^-8 "
-          "bf16) (+ 2^-11 with GELU)\n";
+  out_ << "max_err: max |out - ref| / (|alpha| sum |products| + |beta R| + |bias|), ref a direct "
+          "fp64 convolution on the GPU; cudnn_err: cuDNN's 16-bit output (alpha only) against "
+          "it\n"
+       << "PASS when max_err is within 2^-23 (2 sqrt(L) + 8) + u_out (2^-11 f16, 2^-8 bf16) "
+          "(+ 2^-11 with GELU), L = R S C/G (fprop), R S K/G (dgrad), N P Q (wgrad)\n"
+       << "cuDNN: the faster of the legacy API's FindEx pick and the graph API's fastest "
+          "verified plan (cudnn_algo)\n";
   const ConvProblem& p = info.common;
   if (p.bias || p.activation != Activation::kNone) {
     out_ << "cuDNN times exclude bias / activation (alpha and beta are the same)\n";

@@ -6,16 +6,24 @@
 //                                                   stride and dilation as _h and _w)
 //   pass dtype out                                  fprop / dgrad / wgrad and the types
 //   alpha beta bias activation                      the epilogue (CSV / JSON only)
-//   copies cudnn_algo                               rotation copies; cuDNN's algorithm
+//   copies                                          rotation copies
+//   cudnn_algo                                      the faster cuDNN API and its pick:
+//                                                   "legacy:IMPLICIT_PRECOMP_GEMM",
+//                                                   "graph:eng12 tile_m=2 stages=3"
 //   tessel_us tessel_tflops                         median time per launch, 2 N P Q K R S C/G / t
 //   cudnn_us cudnn_tflops                           the same for cuDNN (without bias / act)
+//   cudnn_legacy_us cudnn_graph_us                  each cuDNN API's time (CSV / JSON only)
 //   ratio                                           cudnn_us / tessel_us: above 1, tessel wins
 //   max_err tolerance                               tessel against the fp64 reference
-//   cudnn_err                                       cuDNN (16-bit Y) against it
+//   cudnn_err                                       cuDNN (16-bit output) against it
 //   status message                                  PASS, FAIL, ERROR or -; the reason
+//   cudnn_candidates                                JSON only: every algorithm and plan cuDNN
+//                                                   offered, its time, error or exclusion
 //
 // The table ends with the summary: counts, and the geometric mean and the minimum of the
-// ratios (the conv2d target metric); CSV and JSON write that summary to stderr.
+// ratios (the conv2d target metric); CSV and JSON write that summary to stderr. A row's notes
+// (a cuDNN API that failed, the other one used) go to stderr, and with `verbose` the list of
+// cuDNN's candidates.
 #pragma once
 
 #include <ostream>
@@ -30,8 +38,8 @@ namespace tessel::prof {
 struct ConvRunInfo {
   std::string device;         // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, L2 50 MiB)"
   std::string cudnn_version;  // "9.19.0"
-  ConvProblem common;         // the epilogue every row shares
-  BenchOptions options;
+  ConvProblem common;         // the pass and epilogue every row shares
+  ConvBenchOptions options;
 };
 
 // The geometric mean and the minimum of the positive, finite ratios (count 0 when none).
@@ -52,7 +60,8 @@ class ConvReport {
  private:
   ReportFormat format_;
   std::ostream& out_;
-  std::ostream& notes_;  // where CSV / JSON runs put the summary (stderr)
+  std::ostream& notes_;   // where CSV / JSON runs put the summary (stderr)
+  bool verbose_ = false;  // from begin(): list cuDNN's candidates on `notes_`
   int rows_ = 0, passed_ = 0, failed_ = 0, errors_ = 0;
   std::vector<double> ratios_;
 };

@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "cuda_check.hpp"
-#include "cudnn_reference.hpp"
+#include "cudnn_common.hpp"
 #include "exit_codes.hpp"
 
 namespace tessel::prof {
@@ -51,7 +51,7 @@ std::vector<Conv2dProblem> default_conv_shapes(int n) {
   return shapes;
 }
 
-int run_conv_suite(const std::vector<ConvProblem>& problems, const BenchOptions& options,
+int run_conv_suite(const std::vector<ConvProblem>& problems, const ConvBenchOptions& options,
                    const DeviceInfo& device, ReportFormat format) {
   try {
     const Stream stream;
@@ -67,7 +67,7 @@ int run_conv_suite(const std::vector<ConvProblem>& problems, const BenchOptions&
         std::fprintf(stderr, "\r[%zu/%zu] %s ...\033[K", i + 1, problems.size(),
                      problems[i].shape_text().c_str());
       }
-      BenchOptions row_options = options;
+      ConvBenchOptions row_options = options;
       row_options.seed = options.seed + i;  // fresh values for every problem
       const ConvResult r = run_conv_bench(problems[i], row_options, context);
       if (progress) std::fprintf(stderr, "\r\033[K");

@@ -24,7 +24,7 @@ std::vector<Conv2dProblem> default_conv_shapes(int n = 0);
 // Measures every problem and prints a row for each as it completes (progress on a terminal's
 // stderr). Returns kExitOk when every row passed (or was not verified), kExitFailed otherwise,
 // also when the CUDA context is lost (the remaining problems are then skipped).
-int run_conv_suite(const std::vector<ConvProblem>& problems, const BenchOptions& options,
+int run_conv_suite(const std::vector<ConvProblem>& problems, const ConvBenchOptions& options,
                    const DeviceInfo& device, ReportFormat format);
 
 }  // namespace tessel::prof
