@@ -65,8 +65,8 @@ Each problem: inputs uniform in [-1, 1); the fp64 reference is computed, tessel'
 the mode runs once on its output filled with NaN (or with the random residual when it is its
 own, dgrad/wgrad with --beta) and is verified, then tessel and cuDNN are timed alike: warm-up,
 then 7 batches of back-to-back launches (each ~50 ms unless --iterations), each batch one CUDA
-graph (--no-graph: launches issued from the host, which then times the libraries' host
-overhead too: cuDNN's legacy API costs tens of microseconds per call), median time per launch;
+graph (--no-graph: launches issued from the host, so that a library's host time per call
+becomes a floor under its time when it exceeds the kernel's), median time per launch;
 when the tensors fit in 2x the L2, several copies are cycled so each launch reads evicted data.
 A library that cannot be captured is timed from the host, and the row says so.
 
@@ -83,8 +83,8 @@ CSV/JSON also give cudnn_legacy_us and cudnn_graph_us, JSON every candidate (--v
 them on stderr). When one API fails for a problem, the other is used and stderr says why;
 when both fail the row is an ERROR. cuDNN's tensors: NHWC X and Y and KRSC W, all in --dtype
 (its tensor-core kernels write 16-bit outputs; tessel's output is --out-dtype, by default the
-same), fp32 compute, tensor-op math; the same alpha and beta (beta reads its own output), no
-bias or activation (its time excludes them).
+same), fp32 compute, tensor-op math (legacy: the math type its search measured); the same
+alpha and beta (beta reads its own output), no bias or activation (its time excludes them).
 
 Error: max |out - ref| / (|alpha| sum |products| + |beta R| + |bias|) over all output
 elements, ref a direct convolution of the mode accumulated in fp64 on the GPU (with tessel's
