@@ -1,11 +1,13 @@
-// What the three conv2d directions share on the host: alignment, the device check and the
-// launch-error status.
+// What the three conv2d directions share on the host: alignment, the device check, the
+// launch-error status and split-K.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <string>
 
+#include "gemm/split_k_reduce.hpp"
+#include "tessel/gemm/kernel_sm80.hpp"
 #include "tessel/runtime/status.hpp"
 
 namespace tessel::conv_detail {
@@ -30,5 +32,65 @@ inline Status launch_error(const char* direction, int group, cudaError_t e) {
   return {StatusCode::kCudaError, std::string("conv2d: ") + direction + " launch failed (group " +
                                       std::to_string(group) + "): " + cudaGetErrorString(e)};
 }
+
+// Split-K for one implicit GEMM: when its (128 x 128) tiles fill less than half the SMs, as
+// many slices of K as fill them about twice, each of at least 8 K tiles, at most 64. E.g.
+// wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 53 slices of 60.
+struct Split {
+  int splits = 1, k_tiles_per_split = 1 << 30;  // no split: one slice of everything
+  std::size_t workspace_bytes(int m, int n) const {
+    return splits > 1 ? std::size_t(splits) * m * n * sizeof(float) : 0;
+  }
+};
+Split choose_split(int m, int n, int k, int sms);
+
+// The SM count of the current device.
+int device_sms();
+
+// Runs params (its epilogue the real one) through `launch`, split as `split` says: the slices
+// first write fp32 partial sums to `workspace` (split.workspace_bytes(m, n) bytes), then
+// split_k_reduce sums them in a fixed order through the real epilogue.
+template <class Launch>
+cudaError_t run_split(GemmParamsSm80 params, Split split, float* workspace, cudaStream_t stream, Launch&& launch) {
+  if (split.splits <= 1) return launch(params);
+  const EpilogueParams out = params.epilogue;
+  params.splits = split.splits;
+  params.k_tiles_per_split = split.k_tiles_per_split;
+  params.epilogue = EpilogueParams{workspace, nullptr, nullptr, params.n, 0, std::int64_t(params.m) * params.n, 0, 1.0f,
+                                   0.0f, BiasMode::kNone, Activation::kNone, DataType::kF32, params.n % 4 == 0};
+  cudaError_t e = launch(params);
+  if (e == cudaSuccess) e = sm80::split_k_reduce(workspace, split.splits, params.m, params.n, 1, out, stream);
+  return e;
+}
+
+// A stream-ordered allocation freed on the stream when it goes out of scope.
+class StreamBuffer {
+ public:
+  StreamBuffer(cudaStream_t stream) : stream_(stream) {}
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  ~StreamBuffer() {
+    if (ptr_ != nullptr) cudaFreeAsync(ptr_, stream_);
+  }
+  // Allocates `bytes` (nothing for 0); kCudaError naming `what` on failure.
+  Status allocate(std::size_t bytes, const char* direction, const char* what) {
+    if (bytes == 0) return {};
+    if (cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream_); e != cudaSuccess) {
+      cudaGetLastError();
+      ptr_ = nullptr;
+      return {StatusCode::kCudaError, std::string("conv2d: ") + direction + ": allocating " + what +
+                                          " failed: " + cudaGetErrorString(e)};
+    }
+    return {};
+  }
+  template <class T = void>
+  T* get() const {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  cudaStream_t stream_;
+  void* ptr_ = nullptr;
+};
 
 }  // namespace tessel::conv_detail

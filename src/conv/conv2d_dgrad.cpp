@@ -5,9 +5,12 @@
 //   A  dY through fprop's activation iterator on the phase's stride-1 problem
 //   B  the group's filters gathered as (c, (t, u, k))
 //   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
+// A GEMM whose tiles fill less than half the GPU is split along K (conv2d_common.hpp).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
+#include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/dgrad_instances_sm80.hpp"
 #include "tessel/runtime/conv2d.hpp"
@@ -23,12 +26,45 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   if (Status s = conv_detail::check_device("dgrad"); !s) return s;
 
   const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
-  const int ob = data_type_bytes(args.output_type);
-  // 16-byte loads: eight filters of dY (A) and eight channels of W (B) per vector.
-  const bool narrow = !(kg % 8 == 0 && pb.k % 8 == 0 && cg % 8 == 0 && aligned(args.dy, 16) && aligned(args.w, 16));
+  const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
+  // 16-byte loads: eight filters of dY (A) and eight channels of W (B) per vector. An
+  // ungrouped filter whose channels rule that out (the RGB stem, C = 3) is padded with zero
+  // channels to a multiple of 8 (a small copy); the GEMM's N stays C, so the padding columns
+  // are computed and never stored.
+  const bool a_wide = kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16);
+  bool b_wide = cg % 8 == 0 && aligned(args.w, 16);
+  Conv2dProblem filter = pb;  // the filter's geometry (its channels padded)
+  const void* w = args.w;
+  conv_detail::StreamBuffer padded_filter(stream);
+  if (a_wide && !b_wide && pb.groups == 1) {
+    filter.c = (pb.c + 7) / 8 * 8;
+    const long long rows = (long long)pb.k * pb.r * pb.s;
+    if (Status s = padded_filter.allocate(std::size_t(rows) * filter.c * ib, "dgrad", "the channel-padded filter"); !s) {
+      return s;
+    }
+    if (cudaError_t e = sm80::pad_channels(args.w, padded_filter.get(), rows, pb.c, filter.c, stream);
+        e != cudaSuccess) {
+      return conv_detail::launch_error("dgrad", 0, e);
+    }
+    w = padded_filter.get();
+    b_wide = true;
+  }
+  const bool narrow = !(a_wide && b_wide);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
   const bool strided = pb.stride_h > 1 || pb.stride_w > 1;
+  // Split-K per phase; one workspace for the largest.
+  const int sms = conv_detail::device_sms();
+  std::size_t workspace_bytes = 0;
+  for (int ph = 0; ph < pb.stride_h; ++ph) {
+    for (int pw = 0; pw < pb.stride_w; ++pw) {
+      const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
+      const int m = pb.n * phase.rows * phase.cols, k = phase.taps_r * phase.taps_s * kg;
+      workspace_bytes = std::max(workspace_bytes, conv_detail::choose_split(m, cg, k, sms).workspace_bytes(m, cg));
+    }
+  }
+  conv_detail::StreamBuffer workspace(stream);
+  if (Status s = workspace.allocate(workspace_bytes, "dgrad", "the split-K workspace"); !s) return s;
   for (int g = 0; g < pb.groups; ++g) {
     void* d = static_cast<char*>(args.dx) + std::size_t(g) * cg * ob;
     const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * cg * ob : nullptr;
@@ -43,10 +79,14 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
                                 bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation, args.output_type,
                                 vector_ok};
         if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
-        const GemmParamsSm80 params{args.dy, args.w, pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
+        const GemmParamsSm80 params{args.dy, w, pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
                                     1 << 30, epilogue};
         const bool optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
-        if (cudaError_t e = sm80::run_conv_dgrad(args.input_type, narrow, optimized, params, pb, phase, g, stream);
+        auto launch = [&](GemmParamsSm80 const& p) {
+          return sm80::run_conv_dgrad(args.input_type, narrow, optimized, p, filter, phase, g, stream);
+        };
+        const conv_detail::Split split = conv_detail::choose_split(params.m, params.n, params.k, sms);
+        if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
             e != cudaSuccess) {
           return conv_detail::launch_error("dgrad", g, e);
         }

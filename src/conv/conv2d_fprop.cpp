@@ -31,6 +31,9 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
   const bool optimized = ActivationIteratorOptimized<1>::supports(pb);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
+  const conv_detail::Split split = conv_detail::choose_split(npq, kg, rsc, conv_detail::device_sms());
+  conv_detail::StreamBuffer workspace(stream);
+  if (Status s = workspace.allocate(split.workspace_bytes(npq, kg), "fprop", "the split-K workspace"); !s) return s;
   for (int g = 0; g < pb.groups; ++g) {
     void* d = static_cast<char*>(args.y) + std::size_t(g) * kg * ob;
     const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * kg * ob : nullptr;
@@ -41,7 +44,10 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
                           EpilogueParams{d, c, bias, pb.k, pb.k, 0, 0, args.alpha, args.beta,
                                          bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation,
                                          args.output_type, vector_ok}};
-    if (cudaError_t e = sm80::run_conv_fprop(args.input_type, narrow, optimized, params, pb, g, stream);
+    auto launch = [&](GemmParamsSm80 const& p) {
+      return sm80::run_conv_fprop(args.input_type, narrow, optimized, p, pb, g, stream);
+    };
+    if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
         e != cudaSuccess) {
       return conv_detail::launch_error("fprop", g, e);
     }
@@ -69,24 +75,13 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   }
   const int ib = data_type_bytes(args.input_type);
   const std::size_t x_bytes = std::size_t(x_rows) * padded.c * ib, w_bytes = std::size_t(w_rows) * padded.c * ib;
-  char* workspace = nullptr;
-  if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&workspace), x_bytes + w_bytes, stream);
-      e != cudaSuccess) {
-    cudaGetLastError();
-    return {StatusCode::kCudaError,
-            std::string("conv2d: fprop: allocating the channel-padding workspace failed: ") + cudaGetErrorString(e)};
-  }
-  Status status;
-  cudaError_t e = sm80::pad_channels(args.x, workspace, x_rows, pb.c, padded.c, stream);
-  if (e == cudaSuccess) e = sm80::pad_channels(args.w, workspace + x_bytes, w_rows, pb.c, padded.c, stream);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    status = {StatusCode::kCudaError, std::string("conv2d: fprop: channel padding failed: ") + cudaGetErrorString(e)};
-  } else {
-    status = run_groups(args, padded, workspace, workspace + x_bytes, stream);
-  }
-  cudaFreeAsync(workspace, stream);
-  return status;
+  conv_detail::StreamBuffer copies(stream);
+  if (Status s = copies.allocate(x_bytes + w_bytes, "fprop", "the channel-padded copies"); !s) return s;
+  char* x = copies.get<char>();
+  cudaError_t e = sm80::pad_channels(args.x, x, x_rows, pb.c, padded.c, stream);
+  if (e == cudaSuccess) e = sm80::pad_channels(args.w, x + x_bytes, w_rows, pb.c, padded.c, stream);
+  if (e != cudaSuccess) return conv_detail::launch_error("fprop", 0, e);
+  return run_groups(args, padded, x, x + x_bytes, stream);
 }
 
 }  // namespace tessel

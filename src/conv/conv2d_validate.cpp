@@ -2,8 +2,8 @@
 // them, then one check runs over that list: the problem, types, null pointers, element
 // alignment, and that the output overlaps no input (the residual may be the output itself).
 #include <cstdint>
-#include <string>
 #include <initializer_list>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,8 +12,6 @@
 #include "tessel/runtime/gemm.hpp"
 
 namespace tessel::conv_detail {
-
-bool aligned(const void* p, int bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
 namespace {
 
@@ -26,7 +24,7 @@ Range bytes_of(const void* p, long long elements, int elem_bytes) {
 }
 bool overlap(Range a, Range b) { return a.begin < b.end && b.begin < a.end; }
 
-struct Tensor {
+struct TensorArg {
   const char* name;
   const void* ptr;
   long long elements;
@@ -36,7 +34,7 @@ struct Tensor {
 
 // `reads`: the tensors the call reads; `out`: the one it writes. The problem is valid.
 Status check(const char* direction, DataType input_type, DataType output_type,
-             Activation activation, std::initializer_list<Tensor> reads, Tensor out) {
+             Activation activation, std::initializer_list<TensorArg> reads, TensorArg out) {
   auto type_ok = [](DataType t) { return t == DataType::kF16 || t == DataType::kBF16 || t == DataType::kF32; };
   for (auto [name, type] : {std::pair{"input_type", input_type}, std::pair{"output_type", output_type}}) {
     if (!type_ok(type)) {
@@ -53,11 +51,11 @@ Status check(const char* direction, DataType input_type, DataType output_type,
                    ": expected 0 (none), 1 (relu), 2 (gelu)");
   }
   const int ib = data_type_bytes(input_type), ob = data_type_bytes(output_type);
-  auto bytes = [&](const Tensor& t) { return t.is_input ? ib : ob; };
-  auto is_residual = [](const Tensor& t) { return std::string(t.name) == "residual"; };
-  std::vector<Tensor> all(reads);
+  auto bytes = [&](const TensorArg& t) { return t.is_input ? ib : ob; };
+  auto is_residual = [](const TensorArg& t) { return std::string(t.name) == "residual"; };
+  std::vector<TensorArg> all(reads);
   all.push_back(out);
-  for (const Tensor& t : all) {
+  for (const TensorArg& t : all) {
     if (!t.used) continue;
     if (t.ptr == nullptr) {
       return invalid(std::string(direction) + ": " + t.name + " is null" +
@@ -69,7 +67,7 @@ Status check(const char* direction, DataType input_type, DataType output_type,
     }
   }
   const Range o = bytes_of(out.ptr, out.elements, ob);
-  for (const Tensor& t : reads) {
+  for (const TensorArg& t : reads) {
     if (!t.used || (is_residual(t) && t.ptr == out.ptr)) continue;
     if (overlap(o, bytes_of(t.ptr, t.elements, bytes(t)))) {
       return invalid(std::string(direction) + ": " + out.name + " overlaps " + t.name +
@@ -89,7 +87,7 @@ long long output_elements(const Conv2dProblem& pb) { return (long long)pb.n * pb
 
 namespace tessel {
 
-using conv_detail::Tensor;
+using conv_detail::TensorArg;
 
 Status validate(const Conv2dArguments& a) {
   const Conv2dProblem& pb = a.problem;
@@ -97,10 +95,10 @@ Status validate(const Conv2dArguments& a) {
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
   return conv_detail::check("fprop", a.input_type, a.output_type, a.activation,
-                            {Tensor{"x", a.x, x, true, true}, Tensor{"w", a.w, w, true, true},
-                             Tensor{"residual", a.residual, y, false, a.beta != 0.0f},
-                             Tensor{"bias", a.bias, pb.k, false, a.bias != nullptr}},
-                            Tensor{"y", a.y, y, false, true});
+                            {TensorArg{"x", a.x, x, true, true}, TensorArg{"w", a.w, w, true, true},
+                             TensorArg{"residual", a.residual, y, false, a.beta != 0.0f},
+                             TensorArg{"bias", a.bias, pb.k, false, a.bias != nullptr}},
+                            TensorArg{"y", a.y, y, false, true});
 }
 
 Status validate(const Conv2dDgradArguments& a) {
@@ -109,10 +107,10 @@ Status validate(const Conv2dDgradArguments& a) {
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
   return conv_detail::check("dgrad", a.input_type, a.output_type, a.activation,
-                            {Tensor{"dy", a.dy, y, true, true}, Tensor{"w", a.w, w, true, true},
-                             Tensor{"residual", a.residual, x, false, a.beta != 0.0f},
-                             Tensor{"bias", a.bias, pb.c, false, a.bias != nullptr}},
-                            Tensor{"dx", a.dx, x, false, true});
+                            {TensorArg{"dy", a.dy, y, true, true}, TensorArg{"w", a.w, w, true, true},
+                             TensorArg{"residual", a.residual, x, false, a.beta != 0.0f},
+                             TensorArg{"bias", a.bias, pb.c, false, a.bias != nullptr}},
+                            TensorArg{"dx", a.dx, x, false, true});
 }
 
 Status validate(const Conv2dWgradArguments& a) {
@@ -121,9 +119,9 @@ Status validate(const Conv2dWgradArguments& a) {
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
   return conv_detail::check("wgrad", a.input_type, a.output_type, Activation::kNone,
-                            {Tensor{"dy", a.dy, y, true, true}, Tensor{"x", a.x, x, true, true},
-                             Tensor{"residual", a.residual, w, false, a.beta != 0.0f}},
-                            Tensor{"dw", a.dw, w, false, true});
+                            {TensorArg{"dy", a.dy, y, true, true}, TensorArg{"x", a.x, x, true, true},
+                             TensorArg{"residual", a.residual, w, false, a.beta != 0.0f}},
+                            TensorArg{"dw", a.dw, w, false, true});
 }
 
 }  // namespace tessel

@@ -3,12 +3,13 @@
 //   GEMM view of group g:  D (K/G, R*S*C/G) = A (K/G, N*P*Q) * B (R*S*C/G, N*P*Q)^T
 //   A  dY^T: the MN-major matrix dY + g*K/G, lda = K
 //   B  the activations through ConvWgradActivationB (zero-filled padding)
-//   D  the group's K/G filters of dW (ldd = R*S*C/G); with split-K, first fp32 slices in a
-//      stream-ordered workspace, then split_k_reduce applies alpha/beta in a fixed order
-#include <algorithm>
+//   D  the group's K/G filters of dW (ldd = R*S*C/G); with split-K (conv2d_common.hpp), first
+//      fp32 slices in a stream-ordered workspace, then split_k_reduce applies alpha/beta in a
+//      fixed order
 #include <cstdint>
 #include <string>
 
+#include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
 #include "gemm/split_k_reduce.hpp"
@@ -21,16 +22,39 @@ using conv_detail::aligned;
 
 namespace {
 
-// Slices of N*P*Q: when the (K/G x RSC/G) tiles fill less than half the SMs, as many slices as
-// fill them about twice, each of at least 8 K tiles, at most 64. E.g. 64 -> 64 3x3 at N = 32,
-// 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 52 slices of 61 tiles.
-void choose_splits(long long tiles, int k_tiles, int sms, int* splits, int* per_split) {
-  *splits = 1, *per_split = k_tiles;
-  if (2 * tiles > sms) return;
-  const long long n = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / 8, 64});
-  if (n < 2) return;
-  *per_split = int((k_tiles + n - 1) / n);
-  *splits = (k_tiles + *per_split - 1) / *per_split;
+// An ungrouped layer whose activations rule out 16-byte loads (the RGB stem, C = 3) while dY
+// allows them: X is padded with zero channels to C8 = C rounded up to 8 (a copy), the GEMM
+// computes (K, R*S*C8) into an fp32 workspace (split or not), and the reduction keeps the
+// first C of every C8 columns: dW (K, R*S*C).
+Status wgrad_on_padded_channels(const Conv2dWgradArguments& args, cudaStream_t stream) {
+  const Conv2dProblem& pb = args.problem;
+  Conv2dProblem padded = pb;
+  padded.c = (pb.c + 7) / 8 * 8;
+  const long long x_rows = (long long)pb.n * pb.h * pb.w;
+  const int crs = pb.r * pb.s * pb.c, crs8 = pb.r * pb.s * padded.c, npq = pb.n * pb.p() * pb.q();
+  conv_detail::Split split = conv_detail::choose_split(pb.k, crs8, npq, conv_detail::device_sms());
+  if (split.splits <= 1) split = {1, 1 << 30};
+  const std::size_t x_bytes = std::size_t(x_rows) * padded.c * data_type_bytes(args.input_type);
+  const std::size_t partial_bytes = std::size_t(split.splits) * pb.k * crs8 * sizeof(float);
+  conv_detail::StreamBuffer buffer(stream);
+  if (Status s = buffer.allocate(x_bytes + partial_bytes, "wgrad", "the channel-padded activations and partial sums"); !s) return s;
+  char* x = buffer.get<char>();
+  float* partials = reinterpret_cast<float*>(x + x_bytes);  // x_bytes: 16 bytes per row
+  if (cudaError_t e = sm80::pad_channels(args.x, x, x_rows, pb.c, padded.c, stream); e != cudaSuccess) {
+    return conv_detail::launch_error("wgrad", 0, e);
+  }
+  const bool c_read = args.beta != 0.0f;
+  const EpilogueParams out{args.dw, c_read ? args.residual : nullptr, nullptr, crs, crs, 0, 0, args.alpha, args.beta,
+                           BiasMode::kNone, Activation::kNone, args.output_type, false};
+  const GemmParamsSm80 params{args.dy, x, pb.k, crs8, npq, pb.k, 0, 0, 0, split.splits, split.k_tiles_per_split,
+                              EpilogueParams{partials, nullptr, nullptr, crs8, 0, std::int64_t(pb.k) * crs8, 0, 1.0f,
+                                             0.0f, BiasMode::kNone, Activation::kNone, DataType::kF32, crs8 % 4 == 0}};
+  cudaError_t e = sm80::run_conv_wgrad(args.input_type, false, params, padded, 0, stream);
+  if (e == cudaSuccess) {
+    e = sm80::split_k_reduce(partials, split.splits, pb.k, crs8, 1, out, sm80::ColumnCompaction{padded.c, pb.c}, stream);
+  }
+  if (e != cudaSuccess) return conv_detail::launch_error("wgrad", 0, e);
+  return {};
 }
 
 }  // namespace
@@ -39,9 +63,6 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   if (Status s = validate(args); !s) return s;
   const Conv2dProblem& pb = args.problem;
   if (Status s = conv_detail::check_device("wgrad"); !s) return s;
-  int device = 0, sms = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
 
   const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
   const int crs = pb.r * pb.s * cg, npq = pb.n * pb.p() * pb.q();
@@ -51,40 +72,28 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
                         aligned(args.x, 16));
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
-  const long long tiles = (long long)((kg + 127) / 128) * ((crs + 127) / 128);
-  int splits = 1, per_split = 1;
-  choose_splits(tiles, (npq + sm80::kConvTileK - 1) / sm80::kConvTileK, sms, &splits, &per_split);
-
-  const std::int64_t per_matrix = std::int64_t(kg) * crs;
-  float* workspace = nullptr;
-  if (splits > 1) {
-    if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&workspace),
-                                        std::size_t(per_matrix) * splits * sizeof(float), stream);
-        e != cudaSuccess) {
-      cudaGetLastError();
-      return {StatusCode::kCudaError,
-              std::string("conv2d: wgrad: allocating the split-K workspace failed: ") + cudaGetErrorString(e)};
-    }
+  if (narrow && kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16) && pb.groups == 1) {
+    return wgrad_on_padded_channels(args, stream);
   }
-  Status status;
-  for (int g = 0; g < pb.groups && status.ok(); ++g) {
+  const conv_detail::Split split = conv_detail::choose_split(kg, crs, npq, conv_detail::device_sms());
+  conv_detail::StreamBuffer workspace(stream);
+  if (Status s = workspace.allocate(split.workspace_bytes(kg, crs), "wgrad", "the split-K workspace"); !s) return s;
+  const std::int64_t per_matrix = std::int64_t(kg) * crs;
+  for (int g = 0; g < pb.groups; ++g) {
     void* d = static_cast<char*>(args.dw) + std::size_t(g) * per_matrix * ob;
     const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * per_matrix * ob : nullptr;
     const EpilogueParams out{d, c, nullptr, crs, crs, 0, 0, args.alpha, args.beta, BiasMode::kNone,
                              Activation::kNone, args.output_type, crs % vec == 0 && aligned(d, 16) &&
                                                                       (!c_read || aligned(c, 16))};
-    GemmParamsSm80 params{static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib, args.x, kg, crs, npq,
-                          pb.k, 0, 0, 0, splits, per_split, out};
-    if (splits > 1) {  // raw fp32 slices: (splits, K/G, RSC/G)
-      params.epilogue = EpilogueParams{workspace, nullptr, nullptr, crs, 0, per_matrix, 0, 1.0f, 0.0f,
-                                       BiasMode::kNone, Activation::kNone, DataType::kF32, crs % 4 == 0};
+    const GemmParamsSm80 params{static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib, args.x, kg, crs, npq,
+                                pb.k, 0, 0, 0, 1, 1 << 30, out};
+    auto launch = [&](GemmParamsSm80 const& p) { return sm80::run_conv_wgrad(args.input_type, narrow, p, pb, g, stream); };
+    if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
+        e != cudaSuccess) {
+      return conv_detail::launch_error("wgrad", g, e);
     }
-    cudaError_t e = sm80::run_conv_wgrad(args.input_type, narrow, params, pb, g, stream);
-    if (e == cudaSuccess && splits > 1) e = sm80::split_k_reduce(workspace, splits, kg, crs, 1, out, stream);
-    if (e != cudaSuccess) status = conv_detail::launch_error("wgrad", g, e);
   }
-  if (workspace != nullptr) cudaFreeAsync(workspace, stream);
-  return status;
+  return {};
 }
 
 }  // namespace tessel

@@ -20,9 +20,9 @@ cudaError_t run(DataType input, bool narrow, GemmParamsSm80 const& p, ConvFpropA
 }  // namespace
 
 cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, GemmParamsSm80 const& p,
-                           Conv2dProblem const& problem, DgradPhase const& phase, int group, cudaStream_t stream) {
+                           Conv2dProblem const& filter, DgradPhase const& phase, int group, cudaStream_t stream) {
   const ActivationParams params = make_dgrad_activation_params(phase, kConvTileK);
-  const ConvDgradFilterB b = ConvDgradFilterB::make(problem, phase, group, kConvTileK);
+  const ConvDgradFilterB b = ConvDgradFilterB::make(filter, phase, group, kConvTileK);
   if (optimized) {
     return run(input, narrow, p, ConvFpropA<ConvIterator::kOptimized>{phase.fprop, params, group, phase.rows, phase.cols},
                b, stream);

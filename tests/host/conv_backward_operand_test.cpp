@@ -149,9 +149,7 @@ TEST(DgradPhase, PhaseGemmsScatteredAreTheDefinition) {
           const ConvDgradFilterB b = ConvDgradFilterB::make(pb, phase, g, 1);
           const int m = pb.n * phase.rows * phase.cols, k_extent = phase.taps_r * phase.taps_s * kg;
           for (int row = 0; row < m; ++row) {
-            const int per_image = scatter.rows * scatter.cols;
-            const long long d = row / per_image * scatter.image + row % per_image / scatter.cols * scatter.row_step +
-                                row % scatter.cols * scatter.col_step + scatter.origin + g * cg;
+            const long long d = scatter.row_start(row, pb.c) + g * cg;
             for (int c = 0; c < cg; ++c) {
               ++written[d + c];
               for (int kk = 0; kk < k_extent; ++kk) {

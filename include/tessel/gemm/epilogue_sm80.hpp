@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "tessel/arch/numeric_types.hpp"
+#include "tessel/layout/config.hpp"
 #include "tessel/runtime/types.hpp"
 #include "tessel/tensor.hpp"
 
@@ -26,6 +27,14 @@ enum class BiasMode : int { kNone = 0, kPerColumn = 1, kPerRow = 2 };
 struct RowScatter {
   int rows = 0, cols = 0;
   std::int64_t image = 0, row_step = 0, col_step = 0, origin = 0;
+
+  // The first element of row m of a matrix whose rows are `ld` apart when scattering is off.
+  // (32-bit divisions: M < 2^31 rows.)
+  TESSEL_HOST_DEVICE std::int64_t row_start(std::int64_t m, std::int64_t ld) const {
+    if (cols == 0) return m * ld;
+    const int row = int(m), per_image = rows * cols;
+    return row / per_image * image + row % per_image / cols * row_step + row % cols * col_step + origin;
+  }
 };
 
 struct EpilogueParams {
@@ -103,12 +112,7 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
     }
     const std::int64_t gm = row0 + row;
     const int gn = col0 + col;
-    std::int64_t row_d = gm * p.ldd, row_c = gm * p.ldc;
-    if (p.scatter.cols > 0) {
-      const int per_image = p.scatter.rows * p.scatter.cols, m = int(gm);
-      const int n = m / per_image, i = m % per_image / p.scatter.cols, j = m % p.scatter.cols;
-      row_d = row_c = n * p.scatter.image + i * p.scatter.row_step + j * p.scatter.col_step + p.scatter.origin;
-    }
+    const std::int64_t row_d = p.scatter.row_start(gm, p.ldd), row_c = p.scatter.row_start(gm, p.ldc);
     alignas(16) Out cv[kVec];
     if (p.beta != 0.0f) {
       if (full_run) {
