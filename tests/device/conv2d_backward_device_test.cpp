@@ -3,7 +3,8 @@
 // kernels' index mappings: every term dY[n,p,q,k] * W[k,r,s,c] of fprop's sum that reads
 // X[n,h,w,g*C/G+c] is sent back to dX[n,h,w,g*C/G+c] (dgrad) and every dY[n,p,q,k] *
 // X[n,h,w,g*C/G+c] to dW[k,r,s,c] (wgrad). Geometry (pads, strides, dilations, both modes,
-// filters wider than 32), channel counts (odd ones take the narrow path), groups and depthwise,
+// filters wider than 32), channel counts (odd ones take the narrow path, or ungrouped zero-padded
+// copies of the operand with few channels), groups and depthwise,
 // every input and output type, the epilogue (alpha, beta with a residual that may be the output
 // itself, dgrad's bias and activations), a long wgrad reduction (split-K) and random problems.
 // Fresh random data per case (fixed seeds, printed on failure); outputs are poisoned (NaN)
@@ -390,11 +391,23 @@ TEST(Conv2dDgrad, OneByOneStrideTwoLeavesThreeQuartersToTheEpilogue) {
   EXPECT_EQ(o.exact, 3LL * 2 * 8 * 8 * 16 / 4);
 }
 
-TEST(Conv2dDgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
-  run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: the narrow path
+// One output tile and a deep reduction: split-K, the reduction applying beta, bias and ReLU;
+// with stride 2 through the phases' row scatter (dX rows 7 apart).
+TEST(Conv2dDgrad, FewTilesAndDeepReductionAreSplit) {
+  run_dgrad({problem(2, 7, 7, 64, 512, 3, 3, 1, 1), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true,
+             Activation::kReLU},
+            55);
+  run_dgrad({problem(2, 14, 14, 64, 512, 3, 3, 1, 2), DataType::kBF16, DataType::kF32, 1.0f, 0.5f, true,
+             Activation::kReLU, true},
+            56);
 }
 
-// Channel or filter counts that are not multiples of 8 take the narrow path.
+TEST(Conv2dDgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
+  run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: the padded filter
+}
+
+// Channel or filter counts that are not multiples of 8: the narrow path (ungrouped layers whose
+// filter count allows 16-byte dY loads pad the other operand instead).
 TEST(Conv2dDgrad, OddChannelsAndFilters) {
   run_dgrad({problem(2, 6, 7, 5, 3, 3, 3, 1, 1)}, 70);
   run_dgrad({problem(2, 7, 5, 7, 13, 3, 2, 1, 2)}, 71);

@@ -123,7 +123,7 @@ Conv2dProblem problem(int n, int h, int w, int c, int k, int r, int s, int pad, 
 TEST(Conv2dFprop, ThreeByThreeSamePadding) { run_case({problem(2, 9, 11, 16, 24, 3, 3, 1, 1)}, 1); }
 TEST(Conv2dFprop, OneByOne) { run_case({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 2); }
 TEST(Conv2dFprop, StemSevenBySevenStrideTwoWithThreeChannels) {
-  run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: the narrow path
+  run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: zero-padded to 8 channels
 }
 TEST(Conv2dFprop, StrideDilationAndTrueConvolution) {
   run_case({problem(2, 13, 12, 8, 16, 3, 3, 2, 2, 2, 1, ConvMode::kConvolution)}, 4);
@@ -147,6 +147,13 @@ TEST(Conv2dFprop, EpilogueAndTypes) {
            9);
 }
 TEST(Conv2dFprop, ManyOutputTilesAndDeepReduction) { run_case({problem(4, 20, 20, 64, 136, 3, 3, 1, 1)}, 10); }
+// One 128x128 output tile and 144 K tiles: split-K (18 slices on an H100), the reduction
+// applying beta, bias and ReLU.
+TEST(Conv2dFprop, FewTilesAndDeepReductionAreSplit) {
+  run_case({problem(2, 7, 7, 512, 64, 3, 3, 1, 1), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true,
+            Activation::kReLU},
+           11);
+}
 
 TEST(Conv2dFprop, RandomProblems) {
   std::mt19937 rng(4242);
