@@ -1,7 +1,5 @@
 #include "conv/conv2d_common.hpp"
 
-#include "conv/conv_configs_sm80.hpp"
-
 #include <algorithm>
 #include <cstdint>
 
@@ -9,10 +7,9 @@ namespace tessel::conv_detail {
 
 bool aligned(const void* p, int bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
-Split choose_split(int m, int n, int k, int sms) {
-  constexpr int kTile = sm80::kConvTile, kTileK = sm80::kConvTileK;
-  const long long tiles = (long long)((m + kTile - 1) / kTile) * ((n + kTile - 1) / kTile);
-  const int k_tiles = (k + kTileK - 1) / kTileK;
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms) {
+  const long long tiles = (long long)((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n);
+  const int k_tiles = (k + sm80::kConvTileK - 1) / sm80::kConvTileK;
   Split s;
   if (2 * tiles > sms) return s;
   const long long slices = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / 8, 64});

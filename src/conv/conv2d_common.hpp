@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "conv/conv_configs_sm80.hpp"
 #include "gemm/split_k_reduce.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
 #include "tessel/runtime/status.hpp"
@@ -33,7 +34,7 @@ inline Status launch_error(const char* direction, int group, cudaError_t e) {
                                       std::to_string(group) + "): " + cudaGetErrorString(e)};
 }
 
-// Split-K for one implicit GEMM: when its (128 x 128) tiles fill less than half the SMs, as
+// Split-K for one implicit GEMM: when its tiles fill less than half the SMs, as
 // many slices of K as fill them about twice, each of at least 8 K tiles, at most 64. E.g.
 // wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 53 slices of 60.
 struct Split {
@@ -42,7 +43,7 @@ struct Split {
     return splits > 1 ? std::size_t(splits) * m * n * sizeof(float) : 0;
   }
 };
-Split choose_split(int m, int n, int k, int sms);
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms);
 
 // The SM count of the current device.
 int device_sms();

@@ -60,7 +60,8 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     for (int pw = 0; pw < pb.stride_w; ++pw) {
       const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
       const int m = pb.n * phase.rows * phase.cols, k = phase.taps_r * phase.taps_s * kg;
-      workspace_bytes = std::max(workspace_bytes, conv_detail::choose_split(m, cg, k, sms).workspace_bytes(m, cg));
+      const sm80::ConvTile tile = sm80::conv_tile_n(cg, narrow, ActivationIteratorOptimized<1>::supports(phase.fprop));
+      workspace_bytes = std::max(workspace_bytes, conv_detail::choose_split(m, cg, k, tile, sms).workspace_bytes(m, cg));
     }
   }
   conv_detail::StreamBuffer workspace(stream);
@@ -82,10 +83,11 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
         const GemmParamsSm80 params{args.dy, w, pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
                                     1 << 30, epilogue};
         const bool optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
+        const sm80::ConvTile tile = sm80::conv_tile_n(cg, narrow, optimized);
         auto launch = [&](GemmParamsSm80 const& p) {
-          return sm80::run_conv_dgrad(args.input_type, narrow, optimized, p, filter, phase, g, stream);
+          return sm80::run_conv_dgrad(args.input_type, narrow, optimized, tile, p, filter, phase, g, stream);
         };
-        const conv_detail::Split split = conv_detail::choose_split(params.m, params.n, params.k, sms);
+        const conv_detail::Split split = conv_detail::choose_split(params.m, params.n, params.k, tile, sms);
         if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
             e != cudaSuccess) {
           return conv_detail::launch_error("dgrad", g, e);

@@ -31,7 +31,8 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
   const bool optimized = ActivationIteratorOptimized<1>::supports(pb);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
-  const conv_detail::Split split = conv_detail::choose_split(npq, kg, rsc, conv_detail::device_sms());
+  const sm80::ConvTile tile = sm80::conv_tile_n(kg, narrow, optimized);
+  const conv_detail::Split split = conv_detail::choose_split(npq, kg, rsc, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);
   if (Status s = workspace.allocate(split.workspace_bytes(npq, kg), "fprop", "the split-K workspace"); !s) return s;
   for (int g = 0; g < pb.groups; ++g) {
@@ -45,7 +46,7 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
                                          bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation,
                                          args.output_type, vector_ok}};
     auto launch = [&](GemmParamsSm80 const& p) {
-      return sm80::run_conv_fprop(args.input_type, narrow, optimized, p, pb, g, stream);
+      return sm80::run_conv_fprop(args.input_type, narrow, optimized, tile, p, pb, g, stream);
     };
     if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
         e != cudaSuccess) {

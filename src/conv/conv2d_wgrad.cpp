@@ -32,7 +32,8 @@ Status wgrad_on_padded_channels(const Conv2dWgradArguments& args, cudaStream_t s
   padded.c = (pb.c + 7) / 8 * 8;
   const long long x_rows = (long long)pb.n * pb.h * pb.w;
   const int crs = pb.r * pb.s * pb.c, crs8 = pb.r * pb.s * padded.c, npq = pb.n * pb.p() * pb.q();
-  conv_detail::Split split = conv_detail::choose_split(pb.k, crs8, npq, conv_detail::device_sms());
+  const sm80::ConvTile tile = sm80::conv_tile_m(pb.k, false);
+  conv_detail::Split split = conv_detail::choose_split(pb.k, crs8, npq, tile, conv_detail::device_sms());
   if (split.splits <= 1) split = {1, 1 << 30};
   const std::size_t x_bytes = std::size_t(x_rows) * padded.c * data_type_bytes(args.input_type);
   const std::size_t partial_bytes = std::size_t(split.splits) * pb.k * crs8 * sizeof(float);
@@ -49,7 +50,7 @@ Status wgrad_on_padded_channels(const Conv2dWgradArguments& args, cudaStream_t s
   const GemmParamsSm80 params{args.dy, x, pb.k, crs8, npq, pb.k, 0, 0, 0, split.splits, split.k_tiles_per_split,
                               EpilogueParams{partials, nullptr, nullptr, crs8, 0, std::int64_t(pb.k) * crs8, 0, 1.0f,
                                              0.0f, BiasMode::kNone, Activation::kNone, DataType::kF32, crs8 % 4 == 0}};
-  cudaError_t e = sm80::run_conv_wgrad(args.input_type, false, params, padded, 0, stream);
+  cudaError_t e = sm80::run_conv_wgrad(args.input_type, false, tile, params, padded, 0, stream);
   if (e == cudaSuccess) {
     e = sm80::split_k_reduce(partials, split.splits, pb.k, crs8, 1, out, sm80::ColumnCompaction{padded.c, pb.c}, stream);
   }
@@ -75,7 +76,8 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   if (narrow && kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16) && pb.groups == 1) {
     return wgrad_on_padded_channels(args, stream);
   }
-  const conv_detail::Split split = conv_detail::choose_split(kg, crs, npq, conv_detail::device_sms());
+  const sm80::ConvTile tile = sm80::conv_tile_m(kg, narrow);
+  const conv_detail::Split split = conv_detail::choose_split(kg, crs, npq, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);
   if (Status s = workspace.allocate(split.workspace_bytes(kg, crs), "wgrad", "the split-K workspace"); !s) return s;
   const std::int64_t per_matrix = std::int64_t(kg) * crs;
@@ -87,7 +89,9 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
                                                                       (!c_read || aligned(c, 16))};
     const GemmParamsSm80 params{static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib, args.x, kg, crs, npq,
                                 pb.k, 0, 0, 0, 1, 1 << 30, out};
-    auto launch = [&](GemmParamsSm80 const& p) { return sm80::run_conv_wgrad(args.input_type, narrow, p, pb, g, stream); };
+    auto launch = [&](GemmParamsSm80 const& p) {
+      return sm80::run_conv_wgrad(args.input_type, narrow, tile, p, pb, g, stream);
+    };
     if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
         e != cudaSuccess) {
       return conv_detail::launch_error("wgrad", g, e);

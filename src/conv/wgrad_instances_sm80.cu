@@ -5,17 +5,21 @@ namespace tessel::sm80 {
 namespace {
 
 template <class Element>
-cudaError_t run(bool narrow, GemmParamsSm80 const& p, ConvWgradActivationB const& b, cudaStream_t stream) {
-  return narrow ? launch_gemm_sm80<WgradConfig<Element, 1>, true>(p, 1, stream, MatrixOperand{}, b)
-                : launch_gemm_sm80<WgradConfig<Element, 8>, true>(p, 1, stream, MatrixOperand{}, b);
+cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvWgradActivationB const& b,
+                cudaStream_t stream) {
+  if (narrow) return launch_gemm_sm80<WgradConfig<Element, 1>, true>(p, 1, stream, MatrixOperand{}, b);
+  if (tile.small()) {
+    return launch_gemm_sm80<WgradConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, MatrixOperand{}, b);
+  }
+  return launch_gemm_sm80<WgradConfig<Element, 8>, true>(p, 1, stream, MatrixOperand{}, b);
 }
 
 }  // namespace
 
-cudaError_t run_conv_wgrad(DataType input, bool narrow, GemmParamsSm80 const& p, Conv2dProblem const& problem,
-                           int group, cudaStream_t stream) {
+cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p,
+                           Conv2dProblem const& problem, int group, cudaStream_t stream) {
   const ConvWgradActivationB b = ConvWgradActivationB::make(problem, group, kConvTileK);
-  return input == DataType::kF16 ? run<Half>(narrow, p, b, stream) : run<BFloat16>(narrow, p, b, stream);
+  return input == DataType::kF16 ? run<Half>(narrow, tile, p, b, stream) : run<BFloat16>(narrow, tile, p, b, stream);
 }
 
 }  // namespace tessel::sm80

@@ -12,8 +12,9 @@
 namespace tessel::sm80 {
 
 // Launches one group's wgrad GEMM (with params.splits > 1: its split-K slices, each into its
-// own fp32 matrix of the workspace). input: kF16 or kBF16; narrow: element-wise loads.
-cudaError_t run_conv_wgrad(DataType input, bool narrow, GemmParamsSm80 const& params, Conv2dProblem const& problem,
-                           int group, cudaStream_t stream);
+// own fp32 matrix of the workspace). input: kF16 or kBF16; narrow: element-wise loads; tile:
+// conv_tile_m().
+cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& params,
+                           Conv2dProblem const& problem, int group, cudaStream_t stream);
 
 }  // namespace tessel::sm80

@@ -402,6 +402,12 @@ TEST(Conv2dDgrad, FewTilesAndDeepReductionAreSplit) {
             56);
 }
 
+// More than 64 output channels (C): the 128-wide tile; 64 or fewer take the 64-wide one.
+TEST(Conv2dDgrad, ManyChannelsTakeTheLargeTile) {
+  run_dgrad({problem(2, 9, 9, 136, 32, 3, 3, 1, 1)}, 57);
+  run_dgrad({problem(2, 10, 10, 200, 16, 3, 3, 1, 2), DataType::kF16, DataType::kBF16, 1.0f, 1.0f, true}, 58);
+}
+
 TEST(Conv2dDgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
   run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: the padded filter
 }
@@ -517,6 +523,12 @@ TEST(Conv2dWgrad, StridesDilationAndTrueConvolution) {
   p.pad_w = 2, p.stride_w = 3, p.dilation_h = 2;
   run_wgrad({p}, 1022);
   run_wgrad({problem(2, 8, 8, 16, 32, 1, 1, 0, 2)}, 1023);  // 1x1 stride 2: reads every other pixel
+}
+
+// More than 64 filters (K, GEMM M): the 128-high tile; 64 or fewer take the 64-high one.
+TEST(Conv2dWgrad, ManyFiltersTakeTheLargeTile) {
+  run_wgrad({problem(2, 9, 9, 32, 136, 3, 3, 1, 1)}, 1057);
+  run_wgrad({problem(2, 10, 10, 16, 200, 3, 3, 1, 2), DataType::kBF16, DataType::kF16, 1.0f, 1.0f}, 1058);
 }
 
 TEST(Conv2dWgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
