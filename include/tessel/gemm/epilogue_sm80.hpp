@@ -112,7 +112,8 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
     }
     const std::int64_t gm = row0 + row;
     const int gn = col0 + col;
-    const std::int64_t row_d = p.scatter.row_start(gm, p.ldd), row_c = p.scatter.row_start(gm, p.ldc);
+    const std::int64_t row_d = p.scatter.row_start(gm, p.ldd);
+    const std::int64_t row_c = p.scatter.cols > 0 ? row_d : gm * p.ldc;  // scattered: C is laid out as D
     alignas(16) Out cv[kVec];
     if (p.beta != 0.0f) {
       if (full_run) {
