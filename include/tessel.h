@@ -240,8 +240,9 @@ void tessel_conv2d_wgrad_args_init(tessel_conv2d_wgrad_args_t* args);
 
 /* Run one direction on `stream` (NULL: the legacy default stream), asynchronously, as
  * tessel_gemm() does: everything the matching _validate() checks is checked first, and no
- * kernel is launched for arguments that fail. wgrad's split reduction takes a stream-ordered
- * workspace (cudaMallocAsync) freed on the stream. A NULL args is an invalid argument. */
+ * kernel is launched for arguments that fail. Split reductions and channel-padded operand
+ * copies (few or odd channels, see tessel/runtime/conv2d.hpp) take stream-ordered temporary
+ * memory (cudaMallocAsync) freed on the stream. A NULL args is an invalid argument. */
 tessel_status_t tessel_conv2d_fprop(const tessel_conv2d_fprop_args_t* args, cudaStream_t stream);
 tessel_status_t tessel_conv2d_dgrad(const tessel_conv2d_dgrad_args_t* args, cudaStream_t stream);
 tessel_status_t tessel_conv2d_wgrad(const tessel_conv2d_wgrad_args_t* args, cudaStream_t stream);

@@ -30,11 +30,11 @@ while (($#)); do
           >"$OUT/sanitize-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-$tool.log"
         compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/conv2d_device_test" \
-          --gtest_filter='Conv2dFprop.StrideDilationAndTrueConvolution:Conv2dFprop.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dFprop.GroupedAndDepthwise:Conv2dFprop.EpilogueAndTypes' \
+          --gtest_filter='Conv2dFprop.StrideDilationAndTrueConvolution:Conv2dFprop.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dFprop.GroupedAndDepthwise:Conv2dFprop.EpilogueAndTypes:Conv2dFprop.FewTilesAndDeepReductionAreSplit' \
           >"$OUT/sanitize-conv-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-conv-$tool.log"
         compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/conv2d_backward_device_test" \
-          --gtest_filter='Conv2dDgrad.StrideTwo:Conv2dDgrad.OddChannelsAndFilters:Conv2dDgrad.GroupedAndDepthwise:Conv2dWgrad.LongReductionIsSplitAndDeterministic' \
+          --gtest_filter='Conv2dDgrad.StrideTwo:Conv2dDgrad.OddChannelsAndFilters:Conv2dDgrad.GroupedAndDepthwise:Conv2dDgrad.FewTilesAndDeepReductionAreSplit:Conv2dDgrad.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dWgrad.LongReductionIsSplitAndDeterministic:Conv2dWgrad.StemSevenBySevenStrideTwoWithThreeChannels' \
           >"$OUT/sanitize-conv-backward-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-conv-backward-$tool.log"
       done ;;

@@ -15,8 +15,12 @@
 //   bias  K values of the output type, or null (fprop; dgrad's is C values)
 //
 // Inputs f16 or bf16 (both inputs the same), fp32 accumulation, outputs f16, bf16 or f32. Groups
-// (depthwise included) run one GEMM per group. Channels per group that are not multiples of
-// 8 (C = 3, odd C), or tensors not 16-byte aligned, take the narrow (element-wise) path.
+// (depthwise included) run one GEMM per group. Channel counts that are not multiples of 8
+// (C = 3, odd C or K), or tensors not 16-byte aligned, rule out 16-byte loads: an ungrouped
+// layer then runs on a copy of the offending operand zero-padded to a multiple of 8 channels
+// (stream-ordered temporary memory: X and W for fprop, W for dgrad, X for wgrad) when the
+// other operand allows 16-byte loads; otherwise the narrow (element-wise) path runs. Short
+// outputs with long reductions are split along K, with an fp32 workspace likewise.
 //
 // Example (ResNet-50's stem):
 //   tessel::Conv2dArguments args;
