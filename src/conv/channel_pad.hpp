@@ -10,6 +10,7 @@ namespace tessel::sm80 {
 
 // dst (rows, padded) = src (rows, channels) followed by padded - channels zeros per row; 16-bit
 // elements (f16 or bf16), padded a multiple of 8, dst 16-byte aligned.
-cudaError_t pad_channels(const void* src, void* dst, long long rows, int channels, int padded, cudaStream_t stream);
+cudaError_t pad_channels(const void* src, void* dst, long long rows, int channels, int padded,
+                         cudaStream_t stream);
 
 }  // namespace tessel::sm80

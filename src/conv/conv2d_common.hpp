@@ -20,10 +20,13 @@ inline Status check_device(const char* direction) {
   int device = 0, major = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
     cudaGetLastError();
-    return {StatusCode::kNoDevice, std::string("conv2d: ") + direction + ": no CUDA device: " + cudaGetErrorString(e)};
+    return {StatusCode::kNoDevice,
+            std::string("conv2d: ") + direction + ": no CUDA device: " + cudaGetErrorString(e)};
   }
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (major < 8) return {StatusCode::kNoDevice, std::string("conv2d: ") + direction + ": tessel's kernels need sm_80 or newer"};
+  if (major < 8)
+    return {StatusCode::kNoDevice,
+            std::string("conv2d: ") + direction + ": tessel's kernels need sm_80 or newer"};
   return {};
 }
 
@@ -52,15 +55,28 @@ int device_sms();
 // first write fp32 partial sums to `workspace` (split.workspace_bytes(m, n) bytes), then
 // split_k_reduce sums them in a fixed order through the real epilogue.
 template <class Launch>
-cudaError_t run_split(GemmParamsSm80 params, Split split, float* workspace, cudaStream_t stream, Launch&& launch) {
+cudaError_t run_split(GemmParamsSm80 params, Split split, float* workspace, cudaStream_t stream,
+                      Launch&& launch) {
   if (split.splits <= 1) return launch(params);
   const EpilogueParams out = params.epilogue;
   params.splits = split.splits;
   params.k_tiles_per_split = split.k_tiles_per_split;
-  params.epilogue = EpilogueParams{workspace, nullptr, nullptr, params.n, 0, std::int64_t(params.m) * params.n, 0, 1.0f,
-                                   0.0f, BiasMode::kNone, Activation::kNone, DataType::kF32, params.n % 4 == 0};
+  params.epilogue = EpilogueParams{workspace,
+                                   nullptr,
+                                   nullptr,
+                                   params.n,
+                                   0,
+                                   std::int64_t(params.m) * params.n,
+                                   0,
+                                   1.0f,
+                                   0.0f,
+                                   BiasMode::kNone,
+                                   Activation::kNone,
+                                   DataType::kF32,
+                                   params.n % 4 == 0};
   cudaError_t e = launch(params);
-  if (e == cudaSuccess) e = sm80::split_k_reduce(workspace, split.splits, params.m, params.n, 1, out, stream);
+  if (e == cudaSuccess)
+    e = sm80::split_k_reduce(workspace, split.splits, params.m, params.n, 1, out, stream);
   return e;
 }
 

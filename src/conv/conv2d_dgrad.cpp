@@ -36,13 +36,17 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   Conv2dProblem filter = pb;  // the filter's geometry (its channels padded)
   const void* w = args.w;
   conv_detail::StreamBuffer padded_filter(stream);
-  if (a_wide && !b_wide && pb.groups == 1) {
+  if (a_wide && !b_wide && pb.groups == 1 &&
+      (long long)pb.k * pb.r * pb.s * ((pb.c + 7) / 8 * 8) <= kMaxConvTensorElements) {
     filter.c = (pb.c + 7) / 8 * 8;
     const long long rows = (long long)pb.k * pb.r * pb.s;
-    if (Status s = padded_filter.allocate(std::size_t(rows) * filter.c * ib, "dgrad", "the channel-padded filter"); !s) {
+    if (Status s = padded_filter.allocate(std::size_t(rows) * filter.c * ib, "dgrad",
+                                          "the channel-padded filter");
+        !s) {
       return s;
     }
-    if (cudaError_t e = sm80::pad_channels(args.w, padded_filter.get(), rows, pb.c, filter.c, stream);
+    if (cudaError_t e =
+            sm80::pad_channels(args.w, padded_filter.get(), rows, pb.c, filter.c, stream);
         e != cudaSuccess) {
       return conv_detail::launch_error("dgrad", 0, e);
     }
@@ -60,35 +64,54 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     for (int pw = 0; pw < pb.stride_w; ++pw) {
       const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
       const int m = pb.n * phase.rows * phase.cols, k = phase.taps_r * phase.taps_s * kg;
-      const sm80::ConvTile tile = sm80::conv_tile_n(cg, narrow, ActivationIteratorOptimized<1>::supports(phase.fprop));
-      workspace_bytes = std::max(workspace_bytes, conv_detail::choose_split(m, cg, k, tile, sms).workspace_bytes(m, cg));
+      const sm80::ConvTile tile =
+          sm80::conv_tile_n(cg, narrow, ActivationIteratorOptimized<1>::supports(phase.fprop));
+      workspace_bytes = std::max(
+          workspace_bytes, conv_detail::choose_split(m, cg, k, tile, sms).workspace_bytes(m, cg));
     }
   }
   conv_detail::StreamBuffer workspace(stream);
-  if (Status s = workspace.allocate(workspace_bytes, "dgrad", "the split-K workspace"); !s) return s;
+  if (Status s = workspace.allocate(workspace_bytes, "dgrad", "the split-K workspace"); !s)
+    return s;
   for (int g = 0; g < pb.groups; ++g) {
     void* d = static_cast<char*>(args.dx) + std::size_t(g) * cg * ob;
-    const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * cg * ob : nullptr;
-    const void* bias = args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * cg * ob : nullptr;
+    const void* c =
+        c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * cg * ob : nullptr;
+    const void* bias =
+        args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * cg * ob : nullptr;
     const bool vector_ok = pb.c % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
     for (int ph = 0; ph < pb.stride_h; ++ph) {
       for (int pw = 0; pw < pb.stride_w; ++pw) {
         const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
         if (phase.rows == 0 || phase.cols == 0) continue;  // H < stride_h: no such rows
         const int taps = phase.taps_r * phase.taps_s;      // 0: the epilogue alone
-        EpilogueParams epilogue{d, c, bias, pb.c, pb.c, 0, 0, args.alpha, args.beta,
-                                bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation, args.output_type,
+        EpilogueParams epilogue{d,
+                                c,
+                                bias,
+                                pb.c,
+                                pb.c,
+                                0,
+                                0,
+                                args.alpha,
+                                args.beta,
+                                bias ? BiasMode::kPerColumn : BiasMode::kNone,
+                                args.activation,
+                                args.output_type,
                                 vector_ok};
         if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
-        const GemmParamsSm80 params{args.dy, w, pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
-                                    1 << 30, epilogue};
+        const GemmParamsSm80 params{
+            args.dy, w,       pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
+            1 << 30, epilogue};
         const bool optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
         const sm80::ConvTile tile = sm80::conv_tile_n(cg, narrow, optimized);
         auto launch = [&](GemmParamsSm80 const& p) {
-          return sm80::run_conv_dgrad(args.input_type, narrow, optimized, tile, p, filter, phase, g, stream);
+          return sm80::run_conv_dgrad(args.input_type, narrow, optimized, tile, p, filter, phase, g,
+                                      stream);
         };
-        const conv_detail::Split split = conv_detail::choose_split(params.m, params.n, params.k, tile, sms);
-        if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
+        const conv_detail::Split split =
+            conv_detail::choose_split(params.m, params.n, params.k, tile, sms);
+        if (cudaError_t e =
+                conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
             e != cudaSuccess) {
           return conv_detail::launch_error("dgrad", g, e);
         }

@@ -1,5 +1,5 @@
-// conv2d_fprop(): validation (conv2d_validate.cpp), then one implicit GEMM per group on the sm80 pipeline.
-// Channels that rule out 16-byte loads are padded first (see conv2d_fprop below).
+// conv2d_fprop(): validation (conv2d_validate.cpp), then one implicit GEMM per group on the sm80
+// pipeline. Channels that rule out 16-byte loads are padded first (see conv2d_fprop below).
 //   GEMM view of group g:  D (N*P*Q, K/G) = A (N*P*Q, R*S*C/G) * B (K/G, R*S*C/G)^T
 //   A  the activations through ConvFpropA (zero-filled padding; the optimized iterator where
 //      R, S <= 32, else the analytic one), B the group's KRSC filters
@@ -20,8 +20,8 @@ using conv_detail::aligned;
 namespace {
 
 // The GEMMs of every group, X and W as given (or padded) for `pb`.
-Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const void* x, const void* w,
-                  cudaStream_t stream) {
+Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const void* x,
+                  const void* w, cudaStream_t stream) {
   const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
   const int rsc = pb.r * pb.s * cg, npq = pb.n * pb.p() * pb.q();
   const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
@@ -32,23 +32,39 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
   const sm80::ConvTile tile = sm80::conv_tile_n(kg, narrow, optimized);
-  const conv_detail::Split split = conv_detail::choose_split(npq, kg, rsc, tile, conv_detail::device_sms());
+  const conv_detail::Split split =
+      conv_detail::choose_split(npq, kg, rsc, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);
-  if (Status s = workspace.allocate(split.workspace_bytes(npq, kg), "fprop", "the split-K workspace"); !s) return s;
+  if (Status s =
+          workspace.allocate(split.workspace_bytes(npq, kg), "fprop", "the split-K workspace");
+      !s)
+    return s;
   for (int g = 0; g < pb.groups; ++g) {
     void* d = static_cast<char*>(args.y) + std::size_t(g) * kg * ob;
-    const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * kg * ob : nullptr;
-    const void* bias = args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * kg * ob : nullptr;
+    const void* c =
+        c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * kg * ob : nullptr;
+    const void* bias =
+        args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * kg * ob : nullptr;
     const bool vector_ok = pb.k % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
-    GemmParamsSm80 params{x, static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
-                          npq, kg, rsc, 0, rsc, 0, 0, 1, 1 << 30,
+    GemmParamsSm80 params{x,
+                          static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
+                          npq,
+                          kg,
+                          rsc,
+                          0,
+                          rsc,
+                          0,
+                          0,
+                          1,
+                          1 << 30,
                           EpilogueParams{d, c, bias, pb.k, pb.k, 0, 0, args.alpha, args.beta,
-                                         bias ? BiasMode::kPerColumn : BiasMode::kNone, args.activation,
-                                         args.output_type, vector_ok}};
+                                         bias ? BiasMode::kPerColumn : BiasMode::kNone,
+                                         args.activation, args.output_type, vector_ok}};
     auto launch = [&](GemmParamsSm80 const& p) {
       return sm80::run_conv_fprop(args.input_type, narrow, optimized, tile, p, pb, g, stream);
     };
-    if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
+    if (cudaError_t e =
+            conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
         e != cudaSuccess) {
       return conv_detail::launch_error("fprop", g, e);
     }
@@ -75,9 +91,11 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
     return run_groups(args, pb, args.x, args.w, stream);
   }
   const int ib = data_type_bytes(args.input_type);
-  const std::size_t x_bytes = std::size_t(x_rows) * padded.c * ib, w_bytes = std::size_t(w_rows) * padded.c * ib;
+  const std::size_t x_bytes = std::size_t(x_rows) * padded.c * ib,
+                    w_bytes = std::size_t(w_rows) * padded.c * ib;
   conv_detail::StreamBuffer copies(stream);
-  if (Status s = copies.allocate(x_bytes + w_bytes, "fprop", "the channel-padded copies"); !s) return s;
+  if (Status s = copies.allocate(x_bytes + w_bytes, "fprop", "the channel-padded copies"); !s)
+    return s;
   char* x = copies.get<char>();
   cudaError_t e = sm80::pad_channels(args.x, x, x_rows, pb.c, padded.c, stream);
   if (e == cudaSuccess) e = sm80::pad_channels(args.w, x + x_bytes, w_rows, pb.c, padded.c, stream);

@@ -35,16 +35,20 @@ struct TensorArg {
 // `reads`: the tensors the call reads; `out`: the one it writes. The problem is valid.
 Status check(const char* direction, DataType input_type, DataType output_type,
              Activation activation, std::initializer_list<TensorArg> reads, TensorArg out) {
-  auto type_ok = [](DataType t) { return t == DataType::kF16 || t == DataType::kBF16 || t == DataType::kF32; };
-  for (auto [name, type] : {std::pair{"input_type", input_type}, std::pair{"output_type", output_type}}) {
+  auto type_ok = [](DataType t) {
+    return t == DataType::kF16 || t == DataType::kBF16 || t == DataType::kF32;
+  };
+  for (auto [name, type] :
+       {std::pair{"input_type", input_type}, std::pair{"output_type", output_type}}) {
     if (!type_ok(type)) {
       return invalid(std::string(direction) + ": " + name + " = " + std::to_string(int(type)) +
                      ": expected 0 (f16), 1 (bf16) or 2 (f32)");
     }
   }
   if (input_type == DataType::kF32) {
-    return {StatusCode::kNotSupported, std::string("conv2d: ") + direction +
-                                           ": input_type = f32 is not supported; expected f16 or bf16"};
+    return {StatusCode::kNotSupported,
+            std::string("conv2d: ") + direction +
+                ": input_type = f32 is not supported; expected f16 or bf16"};
   }
   if (int(activation) < 0 || int(activation) > 2) {
     return invalid(std::string(direction) + ": activation = " + std::to_string(int(activation)) +
@@ -63,7 +67,8 @@ Status check(const char* direction, DataType input_type, DataType output_type,
     }
     if (!aligned(t.ptr, bytes(t))) {
       return {StatusCode::kMisaligned, std::string("conv2d: ") + direction + ": " + t.name +
-                                           " is not aligned to its " + std::to_string(bytes(t)) + "-byte elements"};
+                                           " is not aligned to its " + std::to_string(bytes(t)) +
+                                           "-byte elements"};
     }
   }
   const Range o = bytes_of(out.ptr, out.elements, ob);
@@ -71,16 +76,23 @@ Status check(const char* direction, DataType input_type, DataType output_type,
     if (!t.used || (is_residual(t) && t.ptr == out.ptr)) continue;
     if (overlap(o, bytes_of(t.ptr, t.elements, bytes(t)))) {
       return invalid(std::string(direction) + ": " + out.name + " overlaps " + t.name +
-                     (is_residual(t) ? std::string("; the residual must be ") + out.name + " itself or separate memory"
+                     (is_residual(t) ? std::string("; the residual must be ") + out.name +
+                                           " itself or separate memory"
                                      : "; the output must be separate memory"));
     }
   }
   return {};
 }
 
-long long activation_elements(const Conv2dProblem& pb) { return (long long)pb.n * pb.h * pb.w * pb.c; }
-long long filter_elements(const Conv2dProblem& pb) { return (long long)pb.k * pb.r * pb.s * pb.channels_per_group(); }
-long long output_elements(const Conv2dProblem& pb) { return (long long)pb.n * pb.p() * pb.q() * pb.k; }
+long long activation_elements(const Conv2dProblem& pb) {
+  return (long long)pb.n * pb.h * pb.w * pb.c;
+}
+long long filter_elements(const Conv2dProblem& pb) {
+  return (long long)pb.k * pb.r * pb.s * pb.channels_per_group();
+}
+long long output_elements(const Conv2dProblem& pb) {
+  return (long long)pb.n * pb.p() * pb.q() * pb.k;
+}
 
 }  // namespace
 }  // namespace tessel::conv_detail
@@ -106,11 +118,12 @@ Status validate(const Conv2dDgradArguments& a) {
   if (Status s = validate(pb); !s) return s;  // first: the sizes below assume a valid problem
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
-  return conv_detail::check("dgrad", a.input_type, a.output_type, a.activation,
-                            {TensorArg{"dy", a.dy, y, true, true}, TensorArg{"w", a.w, w, true, true},
-                             TensorArg{"residual", a.residual, x, false, a.beta != 0.0f},
-                             TensorArg{"bias", a.bias, pb.c, false, a.bias != nullptr}},
-                            TensorArg{"dx", a.dx, x, false, true});
+  return conv_detail::check(
+      "dgrad", a.input_type, a.output_type, a.activation,
+      {TensorArg{"dy", a.dy, y, true, true}, TensorArg{"w", a.w, w, true, true},
+       TensorArg{"residual", a.residual, x, false, a.beta != 0.0f},
+       TensorArg{"bias", a.bias, pb.c, false, a.bias != nullptr}},
+      TensorArg{"dx", a.dx, x, false, true});
 }
 
 Status validate(const Conv2dWgradArguments& a) {
@@ -118,10 +131,11 @@ Status validate(const Conv2dWgradArguments& a) {
   if (Status s = validate(pb); !s) return s;  // first: the sizes below assume a valid problem
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
-  return conv_detail::check("wgrad", a.input_type, a.output_type, Activation::kNone,
-                            {TensorArg{"dy", a.dy, y, true, true}, TensorArg{"x", a.x, x, true, true},
-                             TensorArg{"residual", a.residual, w, false, a.beta != 0.0f}},
-                            TensorArg{"dw", a.dw, w, false, true});
+  return conv_detail::check(
+      "wgrad", a.input_type, a.output_type, Activation::kNone,
+      {TensorArg{"dy", a.dy, y, true, true}, TensorArg{"x", a.x, x, true, true},
+       TensorArg{"residual", a.residual, w, false, a.beta != 0.0f}},
+      TensorArg{"dw", a.dw, w, false, true});
 }
 
 }  // namespace tessel

@@ -33,26 +33,55 @@ Status wgrad_on_padded_channels(const Conv2dWgradArguments& args, cudaStream_t s
   const long long x_rows = (long long)pb.n * pb.h * pb.w;
   const int crs = pb.r * pb.s * pb.c, crs8 = pb.r * pb.s * padded.c, npq = pb.n * pb.p() * pb.q();
   const sm80::ConvTile tile = sm80::conv_tile_m(pb.k, false);
-  conv_detail::Split split = conv_detail::choose_split(pb.k, crs8, npq, tile, conv_detail::device_sms());
+  conv_detail::Split split =
+      conv_detail::choose_split(pb.k, crs8, npq, tile, conv_detail::device_sms());
   if (split.splits <= 1) split = {1, 1 << 30};
   const std::size_t x_bytes = std::size_t(x_rows) * padded.c * data_type_bytes(args.input_type);
   const std::size_t partial_bytes = std::size_t(split.splits) * pb.k * crs8 * sizeof(float);
   conv_detail::StreamBuffer buffer(stream);
-  if (Status s = buffer.allocate(x_bytes + partial_bytes, "wgrad", "the channel-padded activations and partial sums"); !s) return s;
+  if (Status s = buffer.allocate(x_bytes + partial_bytes, "wgrad",
+                                 "the channel-padded activations and partial sums");
+      !s) {
+    return s;
+  }
   char* x = buffer.get<char>();
   float* partials = reinterpret_cast<float*>(x + x_bytes);  // x_bytes: 16 bytes per row
-  if (cudaError_t e = sm80::pad_channels(args.x, x, x_rows, pb.c, padded.c, stream); e != cudaSuccess) {
+  if (cudaError_t e = sm80::pad_channels(args.x, x, x_rows, pb.c, padded.c, stream);
+      e != cudaSuccess) {
     return conv_detail::launch_error("wgrad", 0, e);
   }
   const bool c_read = args.beta != 0.0f;
-  const EpilogueParams out{args.dw, c_read ? args.residual : nullptr, nullptr, crs, crs, 0, 0, args.alpha, args.beta,
-                           BiasMode::kNone, Activation::kNone, args.output_type, false};
-  const GemmParamsSm80 params{args.dy, x, pb.k, crs8, npq, pb.k, 0, 0, 0, split.splits, split.k_tiles_per_split,
-                              EpilogueParams{partials, nullptr, nullptr, crs8, 0, std::int64_t(pb.k) * crs8, 0, 1.0f,
-                                             0.0f, BiasMode::kNone, Activation::kNone, DataType::kF32, crs8 % 4 == 0}};
+  const EpilogueParams out{args.dw,
+                           c_read ? args.residual : nullptr,
+                           nullptr,
+                           crs,
+                           crs,
+                           0,
+                           0,
+                           args.alpha,
+                           args.beta,
+                           BiasMode::kNone,
+                           Activation::kNone,
+                           args.output_type,
+                           false};
+  const GemmParamsSm80 params{
+      args.dy,
+      x,
+      pb.k,
+      crs8,
+      npq,
+      pb.k,
+      0,
+      0,
+      0,
+      split.splits,
+      split.k_tiles_per_split,
+      EpilogueParams{partials, nullptr, nullptr, crs8, 0, std::int64_t(pb.k) * crs8, 0, 1.0f, 0.0f,
+                     BiasMode::kNone, Activation::kNone, DataType::kF32, crs8 % 4 == 0}};
   cudaError_t e = sm80::run_conv_wgrad(args.input_type, false, tile, params, padded, 0, stream);
   if (e == cudaSuccess) {
-    e = sm80::split_k_reduce(partials, split.splits, pb.k, crs8, 1, out, sm80::ColumnCompaction{padded.c, pb.c}, stream);
+    e = sm80::split_k_reduce(partials, split.splits, pb.k, crs8, 1, out,
+                             sm80::ColumnCompaction{padded.c, pb.c}, stream);
   }
   if (e != cudaSuccess) return conv_detail::launch_error("wgrad", 0, e);
   return {};
@@ -69,30 +98,59 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   const int crs = pb.r * pb.s * cg, npq = pb.n * pb.p() * pb.q();
   const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
   // 16-byte loads: eight filters of dY (A) and eight channels of X (B) per vector.
-  const bool narrow = !(kg % 8 == 0 && pb.k % 8 == 0 && cg % 8 == 0 && pb.c % 8 == 0 && aligned(args.dy, 16) &&
-                        aligned(args.x, 16));
+  const bool narrow = !(kg % 8 == 0 && pb.k % 8 == 0 && cg % 8 == 0 && pb.c % 8 == 0 &&
+                        aligned(args.dy, 16) && aligned(args.x, 16));
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
-  if (narrow && kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16) && pb.groups == 1) {
+  const long long padded_x = (long long)pb.n * pb.h * pb.w * ((pb.c + 7) / 8 * 8);
+  if (narrow && kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16) && pb.groups == 1 &&
+      padded_x <= kMaxConvTensorElements) {
     return wgrad_on_padded_channels(args, stream);
   }
   const sm80::ConvTile tile = sm80::conv_tile_m(kg, narrow);
-  const conv_detail::Split split = conv_detail::choose_split(kg, crs, npq, tile, conv_detail::device_sms());
+  const conv_detail::Split split =
+      conv_detail::choose_split(kg, crs, npq, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);
-  if (Status s = workspace.allocate(split.workspace_bytes(kg, crs), "wgrad", "the split-K workspace"); !s) return s;
+  if (Status s =
+          workspace.allocate(split.workspace_bytes(kg, crs), "wgrad", "the split-K workspace");
+      !s)
+    return s;
   const std::int64_t per_matrix = std::int64_t(kg) * crs;
   for (int g = 0; g < pb.groups; ++g) {
     void* d = static_cast<char*>(args.dw) + std::size_t(g) * per_matrix * ob;
-    const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * per_matrix * ob : nullptr;
-    const EpilogueParams out{d, c, nullptr, crs, crs, 0, 0, args.alpha, args.beta, BiasMode::kNone,
-                             Activation::kNone, args.output_type, crs % vec == 0 && aligned(d, 16) &&
-                                                                      (!c_read || aligned(c, 16))};
-    const GemmParamsSm80 params{static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib, args.x, kg, crs, npq,
-                                pb.k, 0, 0, 0, 1, 1 << 30, out};
+    const void* c = c_read
+                        ? static_cast<const char*>(args.residual) + std::size_t(g) * per_matrix * ob
+                        : nullptr;
+    const EpilogueParams out{d,
+                             c,
+                             nullptr,
+                             crs,
+                             crs,
+                             0,
+                             0,
+                             args.alpha,
+                             args.beta,
+                             BiasMode::kNone,
+                             Activation::kNone,
+                             args.output_type,
+                             crs % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16))};
+    const GemmParamsSm80 params{static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib,
+                                args.x,
+                                kg,
+                                crs,
+                                npq,
+                                pb.k,
+                                0,
+                                0,
+                                0,
+                                1,
+                                1 << 30,
+                                out};
     auto launch = [&](GemmParamsSm80 const& p) {
       return sm80::run_conv_wgrad(args.input_type, narrow, tile, p, pb, g, stream);
     };
-    if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
+    if (cudaError_t e =
+            conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
         e != cudaSuccess) {
       return conv_detail::launch_error("wgrad", g, e);
     }

@@ -15,13 +15,16 @@ inline constexpr int kConvTileK = 32;      // the K tile of every conv kernel (t
 
 // fprop  A activations (K-major gather), B KRSC filters (K-major: C/G runs along R*S*C/G)
 template <class Element, int Access, int TileN = kConvTile>
-using FpropConfig = GemmConfigSm80<kConvTile, TileN, kConvTileK, 4, 2, 2, Element, Major::kK, Major::kK, Access>;
+using FpropConfig =
+    GemmConfigSm80<kConvTile, TileN, kConvTileK, 4, 2, 2, Element, Major::kK, Major::kK, Access>;
 // dgrad  A dY (K-major gather, as fprop's), B filters (MN-major gather: C runs)
 template <class Element, int Access, int TileN = kConvTile>
-using DgradConfig = GemmConfigSm80<kConvTile, TileN, kConvTileK, 4, 2, 2, Element, Major::kK, Major::kMN, Access>;
+using DgradConfig =
+    GemmConfigSm80<kConvTile, TileN, kConvTileK, 4, 2, 2, Element, Major::kK, Major::kMN, Access>;
 // wgrad  A dY^T (MN-major matrix: K runs), B activations (MN-major gather: C runs)
 template <class Element, int Access, int TileM = kConvTile>
-using WgradConfig = GemmConfigSm80<TileM, kConvTile, kConvTileK, 4, 2, 2, Element, Major::kMN, Major::kMN, Access>;
+using WgradConfig =
+    GemmConfigSm80<TileM, kConvTile, kConvTileK, 4, 2, 2, Element, Major::kMN, Major::kMN, Access>;
 
 // The tile a GEMM runs with: the small one for few output channels on the 16-byte path with
 // the optimized iterator (the narrow and analytic kernels come in the large tile only).

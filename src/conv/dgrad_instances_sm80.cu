@@ -9,30 +9,36 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<
                 ConvDgradFilterB const& b, cudaStream_t stream) {
   if (narrow) return launch_gemm_sm80<DgradConfig<Element, 1>, true>(p, 1, stream, a, b);
   if constexpr (Family == ConvIterator::kOptimized) {
-    if (tile.small()) return launch_gemm_sm80<DgradConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, a, b);
+    if (tile.small())
+      return launch_gemm_sm80<DgradConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, a, b);
   }
   return launch_gemm_sm80<DgradConfig<Element, 8>, true>(p, 1, stream, a, b);
 }
 
 template <ConvIterator Family>
-cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<Family> const& a,
-                ConvDgradFilterB const& b, cudaStream_t stream) {
+cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p,
+                ConvFpropA<Family> const& a, ConvDgradFilterB const& b, cudaStream_t stream) {
   return input == DataType::kF16 ? run<Half>(narrow, tile, p, a, b, stream)
                                  : run<BFloat16>(narrow, tile, p, a, b, stream);
 }
 
 }  // namespace
 
-cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, ConvTile tile, GemmParamsSm80 const& p,
-                           Conv2dProblem const& filter, DgradPhase const& phase, int group, cudaStream_t stream) {
+cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, ConvTile tile,
+                           GemmParamsSm80 const& p, Conv2dProblem const& filter,
+                           DgradPhase const& phase, int group, cudaStream_t stream) {
   const ActivationParams params = make_dgrad_activation_params(phase, kConvTileK);
   const ConvDgradFilterB b = ConvDgradFilterB::make(filter, phase, group, kConvTileK);
   if (optimized) {
-    return run(input, narrow, tile, p, ConvFpropA<ConvIterator::kOptimized>{phase.fprop, params, group, phase.rows, phase.cols},
-               b, stream);
+    return run(
+        input, narrow, tile, p,
+        ConvFpropA<ConvIterator::kOptimized>{phase.fprop, params, group, phase.rows, phase.cols}, b,
+        stream);
   }
-  return run(input, narrow, tile, p, ConvFpropA<ConvIterator::kAnalytic>{phase.fprop, params, group, phase.rows, phase.cols},
-             b, stream);
+  return run(
+      input, narrow, tile, p,
+      ConvFpropA<ConvIterator::kAnalytic>{phase.fprop, params, group, phase.rows, phase.cols}, b,
+      stream);
 }
 
 }  // namespace tessel::sm80

@@ -16,7 +16,8 @@ namespace tessel::sm80 {
 // the phase's RowScatter. `filter`: the problem as the filter tensor has it (its C may be
 // padded). input: kF16 or kBF16; narrow: element-wise loads; optimized: the
 // precomputed-offset iterator (R', S' <= 32), else the analytic one; tile: conv_tile_n().
-cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, ConvTile tile, GemmParamsSm80 const& params,
-                           Conv2dProblem const& filter, DgradPhase const& phase, int group, cudaStream_t stream);
+cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, ConvTile tile,
+                           GemmParamsSm80 const& params, Conv2dProblem const& filter,
+                           DgradPhase const& phase, int group, cudaStream_t stream);
 
 }  // namespace tessel::sm80

@@ -5,29 +5,35 @@ namespace tessel::sm80 {
 namespace {
 
 template <class Element, ConvIterator Family>
-cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<Family> const& a, cudaStream_t stream) {
+cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<Family> const& a,
+                cudaStream_t stream) {
   if (narrow) return launch_gemm_sm80<FpropConfig<Element, 1>, true>(p, 1, stream, a);
   if constexpr (Family == ConvIterator::kOptimized) {
-    if (tile.small()) return launch_gemm_sm80<FpropConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, a);
+    if (tile.small())
+      return launch_gemm_sm80<FpropConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, a);
   }
   return launch_gemm_sm80<FpropConfig<Element, 8>, true>(p, 1, stream, a);
 }
 
 template <ConvIterator Family>
-cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<Family> const& a,
-                cudaStream_t stream) {
-  return input == DataType::kF16 ? run<Half>(narrow, tile, p, a, stream) : run<BFloat16>(narrow, tile, p, a, stream);
+cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p,
+                ConvFpropA<Family> const& a, cudaStream_t stream) {
+  return input == DataType::kF16 ? run<Half>(narrow, tile, p, a, stream)
+                                 : run<BFloat16>(narrow, tile, p, a, stream);
 }
 
 }  // namespace
 
-cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile tile, GemmParamsSm80 const& p,
-                           Conv2dProblem const& problem, int group, cudaStream_t stream) {
+cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile tile,
+                           GemmParamsSm80 const& p, Conv2dProblem const& problem, int group,
+                           cudaStream_t stream) {
   const ActivationParams params = make_activation_params(problem, kConvTileK);
   if (optimized) {
-    return run(input, narrow, tile, p, ConvFpropA<ConvIterator::kOptimized>{problem, params, group}, stream);
+    return run(input, narrow, tile, p, ConvFpropA<ConvIterator::kOptimized>{problem, params, group},
+               stream);
   }
-  return run(input, narrow, tile, p, ConvFpropA<ConvIterator::kAnalytic>{problem, params, group}, stream);
+  return run(input, narrow, tile, p, ConvFpropA<ConvIterator::kAnalytic>{problem, params, group},
+             stream);
 }
 
 }  // namespace tessel::sm80

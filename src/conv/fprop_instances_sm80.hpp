@@ -15,7 +15,8 @@ namespace tessel::sm80 {
 // Launches one group's fprop GEMM. input: kF16 or kBF16; narrow: element-wise loads;
 // optimized: the precomputed-offset iterator (R, S <= 32), else the analytic one; tile:
 // conv_tile_n().
-cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile tile, GemmParamsSm80 const& params,
-                           Conv2dProblem const& problem, int group, cudaStream_t stream);
+cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile tile,
+                           GemmParamsSm80 const& params, Conv2dProblem const& problem, int group,
+                           cudaStream_t stream);
 
 }  // namespace tessel::sm80

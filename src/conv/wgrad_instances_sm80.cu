@@ -7,9 +7,11 @@ namespace {
 template <class Element>
 cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvWgradActivationB const& b,
                 cudaStream_t stream) {
-  if (narrow) return launch_gemm_sm80<WgradConfig<Element, 1>, true>(p, 1, stream, MatrixOperand{}, b);
+  if (narrow)
+    return launch_gemm_sm80<WgradConfig<Element, 1>, true>(p, 1, stream, MatrixOperand{}, b);
   if (tile.small()) {
-    return launch_gemm_sm80<WgradConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, MatrixOperand{}, b);
+    return launch_gemm_sm80<WgradConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream,
+                                                                           MatrixOperand{}, b);
   }
   return launch_gemm_sm80<WgradConfig<Element, 8>, true>(p, 1, stream, MatrixOperand{}, b);
 }
@@ -19,7 +21,8 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvWgradAc
 cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p,
                            Conv2dProblem const& problem, int group, cudaStream_t stream) {
   const ConvWgradActivationB b = ConvWgradActivationB::make(problem, group, kConvTileK);
-  return input == DataType::kF16 ? run<Half>(narrow, tile, p, b, stream) : run<BFloat16>(narrow, tile, p, b, stream);
+  return input == DataType::kF16 ? run<Half>(narrow, tile, p, b, stream)
+                                 : run<BFloat16>(narrow, tile, p, b, stream);
 }
 
 }  // namespace tessel::sm80

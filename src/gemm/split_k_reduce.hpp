@@ -12,8 +12,8 @@ namespace tessel::sm80 {
 // workspace: batch * splits matrices of (m, n) floats, densely packed. `out` is the real
 // epilogue (D, C, bias, alpha, beta, activation, output type, row scatter), D row-major in the
 // kernel's view.
-cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch, EpilogueParams const& out,
-                           cudaStream_t stream);
+cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch,
+                           EpilogueParams const& out, cudaStream_t stream);
 
 // Columns of the workspace that D does not have: of every `block` columns, the first `keep`
 // are D's (column j -> (j / block) * keep + j % block), the rest are dropped. wgrad uses it
@@ -21,7 +21,8 @@ cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int
 struct ColumnCompaction {
   int block = 0, keep = 0;
 };
-cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch, EpilogueParams const& out,
-                           ColumnCompaction columns, cudaStream_t stream);
+cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch,
+                           EpilogueParams const& out, ColumnCompaction columns,
+                           cudaStream_t stream);
 
 }  // namespace tessel::sm80

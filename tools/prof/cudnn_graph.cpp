@@ -215,7 +215,7 @@ std::string backend_config_name(std::int64_t engine,
                                 const std::vector<std::pair<std::int64_t, std::int64_t>>& knobs) {
   std::string name = "eng" + std::to_string(engine);
   for (const auto& [type, value] : knobs) {
-    name += " " + backend_knob_name(type) + "=" + std::to_string(value);
+    name.append(" ").append(backend_knob_name(type)).append("=").append(std::to_string(value));
   }
   return name;
 }

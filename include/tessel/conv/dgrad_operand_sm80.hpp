@@ -31,12 +31,12 @@ namespace tessel {
 
 // One stride phase of a dgrad problem; make_dgrad_phase() computes it (host or device).
 struct DgradPhase {
-  int ph, pw;              // h mod stride_h, w mod stride_w of the phase's rows
-  int rows, cols;          // its output grid: (H - ph) / stride_h rounded up, likewise W
-  int taps_r, taps_s;      // R', S' (0: no tap reaches these rows)
-  int r_first, r_step;     // stored filter index of tap t: r_first + t * r_step (flips applied)
+  int ph, pw;           // h mod stride_h, w mod stride_w of the phase's rows
+  int rows, cols;       // its output grid: (H - ph) / stride_h rounded up, likewise W
+  int taps_r, taps_s;   // R', S' (0: no tap reaches these rows)
+  int r_first, r_step;  // stored filter index of tap t: r_first + t * r_step (flips applied)
   int s_first, s_step;
-  Conv2dProblem fprop;     // the stride-1 fprop over dY whose rows are the phase's (when taps)
+  Conv2dProblem fprop;  // the stride-1 fprop over dY whose rows are the phase's (when taps)
 };
 
 namespace dgrad_detail {
@@ -51,13 +51,13 @@ TESSEL_HOST_DEVICE inline int gcd(int a, int b) {
 
 // One dimension: the phase's taps and the fprop's padding and dilation.
 struct PhaseAxis {
-  int extent;           // rows (or cols) of the phase
+  int extent;             // rows (or cols) of the phase
   int taps, first, step;  // R', r_first, r_step (stored filter indices)
-  int pad, dilation;    // the fprop's
+  int pad, dilation;      // the fprop's
 };
 
-TESSEL_HOST_DEVICE inline PhaseAxis phase_axis(int phase, int extent, int pad, int stride, int dilation, int taps,
-                                               bool flipped) {
+TESSEL_HOST_DEVICE inline PhaseAxis phase_axis(int phase, int extent, int pad, int stride,
+                                               int dilation, int taps, bool flipped) {
   PhaseAxis a{phase < extent ? (extent - phase + stride - 1) / stride : 0, 0, 0, 0, 0, 1};
   const int g = gcd(stride, dilation), sigma = stride / g, delta = dilation / g;
   int first = -1;  // r'_0, the first effective tap that reaches this phase
@@ -81,9 +81,12 @@ TESSEL_HOST_DEVICE inline PhaseAxis phase_axis(int phase, int extent, int pad, i
 // by r = 0 and 2 (R' = 2, r_first = 0, r_step = 2).
 TESSEL_HOST_DEVICE inline DgradPhase make_dgrad_phase(const Conv2dProblem& pb, int ph, int pw) {
   const bool flipped = pb.mode == ConvMode::kConvolution;
-  const auto h = dgrad_detail::phase_axis(ph, pb.h, pb.pad_h, pb.stride_h, pb.dilation_h, pb.r, flipped);
-  const auto w = dgrad_detail::phase_axis(pw, pb.w, pb.pad_w, pb.stride_w, pb.dilation_w, pb.s, flipped);
-  DgradPhase phase{ph, pw, h.extent, w.extent, h.taps, w.taps, h.first, h.step, w.first, w.step, {}};
+  const auto h =
+      dgrad_detail::phase_axis(ph, pb.h, pb.pad_h, pb.stride_h, pb.dilation_h, pb.r, flipped);
+  const auto w =
+      dgrad_detail::phase_axis(pw, pb.w, pb.pad_w, pb.stride_w, pb.dilation_w, pb.s, flipped);
+  DgradPhase phase{ph,      pw,     h.extent, w.extent, h.taps, w.taps,
+                   h.first, h.step, w.first,  w.step,   {}};
   Conv2dProblem& f = phase.fprop;
   f.n = pb.n, f.h = pb.p(), f.w = pb.q(), f.c = pb.k, f.k = pb.c;
   f.r = h.taps > 0 ? h.taps : 1, f.s = w.taps > 0 ? w.taps : 1;  // 1: a placeholder, K = 0 then
@@ -96,7 +99,8 @@ TESSEL_HOST_DEVICE inline DgradPhase make_dgrad_phase(const Conv2dProblem& pb, i
 }
 
 // The phase's fprop activation params with its rows on the phase's grid (kOptimized).
-TESSEL_HOST_DEVICE inline ActivationParams make_dgrad_activation_params(const DgradPhase& phase, int tile_k) {
+TESSEL_HOST_DEVICE inline ActivationParams make_dgrad_activation_params(const DgradPhase& phase,
+                                                                        int tile_k) {
   ActivationParams a = make_activation_params(phase.fprop, tile_k);
   a.q = phase.cols;
   a.pq = phase.rows * phase.cols;
@@ -105,23 +109,28 @@ TESSEL_HOST_DEVICE inline ActivationParams make_dgrad_activation_params(const Dg
 }
 
 // Where the phase's GEMM rows land in dX (N, H, W, C).
-TESSEL_HOST_DEVICE inline RowScatter dgrad_row_scatter(const Conv2dProblem& pb, const DgradPhase& phase) {
+TESSEL_HOST_DEVICE inline RowScatter dgrad_row_scatter(const Conv2dProblem& pb,
+                                                       const DgradPhase& phase) {
   const long long row = (long long)pb.w * pb.c;
-  return {phase.rows, phase.cols, pb.h * row, pb.stride_h * row, (long long)pb.stride_w * pb.c,
+  return {phase.rows,
+          phase.cols,
+          pb.h * row,
+          pb.stride_h * row,
+          (long long)pb.stride_w * pb.c,
           phase.ph * row + (long long)phase.pw * pb.c};
 }
 
 // dgrad's B operand: the KRSC filter as B (C/G, R'*S'*K/G) of one group and phase, MN-major.
 struct ConvDgradFilterB {
-  int columns;                // C/G: GEMM N
-  int taps_r;                 // R': the counter's outer digit bound
-  IndexCounterParams counter;  // (t, u, k) over (R', S', K/G), stepped by the K tile
+  int columns;                       // C/G: GEMM N
+  int taps_r;                        // R': the counter's outer digit bound
+  IndexCounterParams counter;        // (t, u, k) over (R', S', K/G), stepped by the K tile
   int stride_k, stride_t, stride_u;  // element offsets per k, per t, per u
-  int origin;                 // of (t, u, k) = (0, 0, 0), column 0, the group's filters included
+  int origin;  // of (t, u, k) = (0, 0, 0), column 0, the group's filters included
 
   // B for `group` of a phase with taps, the kernel's TileK `tile_k`.
-  TESSEL_HOST_DEVICE static ConvDgradFilterB make(const Conv2dProblem& pb, const DgradPhase& phase, int group,
-                                                  int tile_k) {
+  TESSEL_HOST_DEVICE static ConvDgradFilterB make(const Conv2dProblem& pb, const DgradPhase& phase,
+                                                  int group, int tile_k) {
     const int cg = pb.channels_per_group(), kg = pb.filters_per_group(), rscg = pb.r * pb.s * cg;
     const int taps_s = phase.taps_s > 0 ? phase.taps_s : 1;
     return {cg,
@@ -154,15 +163,16 @@ struct ConvDgradFilterB {
       auto d = detail::group_atom_values<kAccess>(dst);  // (AtomV, atoms)
       for (int i = 0; i < kAtoms; ++i) {
         const bool inside = b->valid(column, at[i]);
-        detail::call_copy_op_if<Op>(inside ? w + b->offset(column, at[i]) : w, d(make_coord(0, i)), inside);
+        detail::call_copy_op_if<Op>(inside ? w + b->offset(column, at[i]) : w, d(make_coord(0, i)),
+                                    inside);
         at[i].advance(b->counter);
       }
     }
   };
 
   template <int kAccess, int kAtoms>
-  __device__ Loader<kAccess, kAtoms> make_loader(AtomOrigins<kAccess, kAtoms> const& origin, int n0, int k0,
-                                                 int /*tile_k*/) const {
+  __device__ Loader<kAccess, kAtoms> make_loader(AtomOrigins<kAccess, kAtoms> const& origin, int n0,
+                                                 int k0, int /*tile_k*/) const {
     Loader<kAccess, kAtoms> l{this, {}, n0 + origin.row[0]};
     for (int i = 0; i < kAtoms; ++i) l.at[i] = IndexCounter::at(k0 + origin.col[i], counter);
     return l;

@@ -20,10 +20,10 @@ struct IndexCounterParams {
 };
 
 // Digits of `step` for extents (middle, inner); host or device.
-TESSEL_HOST_DEVICE inline IndexCounterParams make_index_counter_params(int middle_extent, int inner_extent,
-                                                                      int step) {
-  return {middle_extent, inner_extent, step / inner_extent / middle_extent, step / inner_extent % middle_extent,
-          step % inner_extent};
+TESSEL_HOST_DEVICE inline IndexCounterParams make_index_counter_params(int middle_extent,
+                                                                       int inner_extent, int step) {
+  return {middle_extent, inner_extent, step / inner_extent / middle_extent,
+          step / inner_extent % middle_extent, step % inner_extent};
 }
 
 struct IndexCounter {

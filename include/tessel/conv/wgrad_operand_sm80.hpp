@@ -28,7 +28,8 @@ struct ConvWgradActivationB {
   int image_elements, row_elements, channels;  // H*W*C, W*C, C
   int group_channel;                           // g*C/G
 
-  TESSEL_HOST_DEVICE static ConvWgradActivationB make(const Conv2dProblem& pb, int group, int tile_k) {
+  TESSEL_HOST_DEVICE static ConvWgradActivationB make(const Conv2dProblem& pb, int group,
+                                                      int tile_k) {
     const int cg = pb.channels_per_group();
     return {pb.r * pb.s * cg,
             cg,
@@ -66,7 +67,8 @@ struct ConvWgradActivationB {
   // Element (run, K index (n, p, q)) of B: inside the GEMM and the image, and its offset in X.
   TESSEL_HOST_DEVICE bool valid(Run const& run, IndexCounter const& at) const {
     const int hh = at.middle * stride_h + run.h0, ww = at.inner * stride_w + run.w0;
-    return run.inside && at.outer < batch && unsigned(hh) < unsigned(h) && unsigned(ww) < unsigned(w);
+    return run.inside && at.outer < batch && unsigned(hh) < unsigned(h) &&
+           unsigned(ww) < unsigned(w);
   }
   TESSEL_HOST_DEVICE int offset(Run const& run, IndexCounter const& at) const {
     return at.outer * image_elements + (at.middle * stride_h + run.h0) * row_elements +
@@ -86,15 +88,16 @@ struct ConvWgradActivationB {
       auto d = detail::group_atom_values<kAccess>(dst);  // (AtomV, atoms)
       for (int i = 0; i < kAtoms; ++i) {
         const bool inside = b->valid(run, at[i]);
-        detail::call_copy_op_if<Op>(inside ? x + b->offset(run, at[i]) : x, d(make_coord(0, i)), inside);
+        detail::call_copy_op_if<Op>(inside ? x + b->offset(run, at[i]) : x, d(make_coord(0, i)),
+                                    inside);
         at[i].advance(b->counter);
       }
     }
   };
 
   template <int kAccess, int kAtoms>
-  __device__ Loader<kAccess, kAtoms> make_loader(AtomOrigins<kAccess, kAtoms> const& origin, int n0, int k0,
-                                                 int /*tile_k*/) const {
+  __device__ Loader<kAccess, kAtoms> make_loader(AtomOrigins<kAccess, kAtoms> const& origin, int n0,
+                                                 int k0, int /*tile_k*/) const {
     Loader<kAccess, kAtoms> l{this, {}, run(n0 + origin.row[0])};
     for (int i = 0; i < kAtoms; ++i) l.at[i] = IndexCounter::at(k0 + origin.col[i], counter);
     return l;
