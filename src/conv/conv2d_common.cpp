@@ -12,7 +12,7 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms) {
   const int k_tiles = (k + sm80::kConvTileK - 1) / sm80::kConvTileK;
   Split s;
   if (2 * tiles > sms) return s;
-  const long long slices = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / 8, 64});
+  const long long slices = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / 16, 64});
   if (slices < 2) return s;
   s.k_tiles_per_split = int((k_tiles + slices - 1) / slices);
   s.splits = (k_tiles + s.k_tiles_per_split - 1) / s.k_tiles_per_split;
