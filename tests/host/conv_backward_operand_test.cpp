@@ -11,24 +11,17 @@
 
 #include <cstdint>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tessel/conv/dgrad_operand_sm80.hpp"
 #include "tessel/conv/wgrad_operand_sm80.hpp"
+#include "conv_test_util.hpp"
 
 namespace tessel {
 namespace {
 
-std::string describe(const Conv2dProblem& pb) {
-  std::ostringstream out;
-  out << "N=" << pb.n << " H=" << pb.h << " W=" << pb.w << " C=" << pb.c << " K=" << pb.k << " R=" << pb.r
-      << " S=" << pb.s << " pad=" << pb.pad_h << "," << pb.pad_w << " stride=" << pb.stride_h << ","
-      << pb.stride_w << " dilation=" << pb.dilation_h << "," << pb.dilation_w << " groups=" << pb.groups
-      << (pb.mode == ConvMode::kConvolution ? " convolution" : " cross-correlation");
-  return out.str();
-}
+using namespace conv_test;
 
 // A small valid problem from `seed`; strides up to 4 and dilations up to 3 so that phases
 // with several, one and no taps all occur.
@@ -58,42 +51,6 @@ Conv2dProblem random_problem(std::uint32_t seed) {
 
 constexpr std::uint32_t kFirstSeed = 4242;
 constexpr int kProblems = 600;
-
-struct Tensors {
-  std::vector<long long> x, f, dy;  // NHWC, KRSC, NPQK
-};
-
-Tensors random_tensors(const Conv2dProblem& pb, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> value(-4, 4);
-  Tensors t;
-  t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
-  t.f.resize(std::size_t(pb.k) * pb.r * pb.s * (pb.c / pb.groups));
-  t.dy.resize(std::size_t(pb.n) * pb.p() * pb.q() * pb.k);
-  for (auto* v : {&t.x, &t.f, &t.dy}) {
-    for (auto& e : *v) e = value(rng);
-  }
-  return t;
-}
-
-// visit(n, p, q, k, r, s, c, h, w) for every term of the definition inside the image, written
-// from problem.hpp's formula (c within the group, r and s as stored in KRSC).
-template <class Visit>
-void for_each_term(const Conv2dProblem& pb, Visit visit) {
-  const int cg = pb.c / pb.groups;
-  const bool flip = pb.mode == ConvMode::kConvolution;
-  for (int n = 0; n < pb.n; ++n)
-    for (int p = 0; p < pb.p(); ++p)
-      for (int q = 0; q < pb.q(); ++q)
-        for (int k = 0; k < pb.k; ++k)
-          for (int r = 0; r < pb.r; ++r)
-            for (int s = 0; s < pb.s; ++s) {
-              const int h = p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
-              const int w = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
-              if (h < 0 || h >= pb.h || w < 0 || w >= pb.w) continue;
-              for (int c = 0; c < cg; ++c) visit(n, p, q, k, r, s, c, h, w);
-            }
-}
 
 TEST(IndexCounter, AdvanceAgreesWithDivision) {
   std::mt19937 rng(kFirstSeed);
