@@ -44,8 +44,12 @@ inline Status launch_error(const char* direction, int group, cudaError_t e) {
 // overall: docs/PERFORMANCE.md.)
 struct Split {
   int splits = 1, k_tiles_per_split = 1 << 30;  // no split: one slice of everything
+  // Output columns the GEMM computes but D does not have (wgrad on channel-padded
+  // activations); with any, the GEMM goes through the workspace even unsplit.
+  sm80::ColumnCompaction columns{};
+  bool partials() const { return splits > 1 || columns.block > 0; }
   std::size_t workspace_bytes(int m, int n) const {
-    return splits > 1 ? std::size_t(splits) * m * n * sizeof(float) : 0;
+    return partials() ? std::size_t(splits) * m * n * sizeof(float) : 0;
   }
 };
 Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms);
@@ -53,32 +57,35 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms);
 // The SM count of the current device.
 int device_sms();
 
-// Runs params (its epilogue the real one) through `launch`, split as `split` says: the slices
-// first write fp32 partial sums to `workspace` (split.workspace_bytes(m, n) bytes), then
-// split_k_reduce sums them in a fixed order through the real epilogue.
+// The epilogue of a row-major output D (and residual C) with rows `ld` elements apart:
+// D = act(alpha * acc + beta * C + bias), bias per column or null.
+inline EpilogueParams output_epilogue(void* d, const void* c, const void* bias, std::int64_t ld,
+                                      float alpha, float beta, Activation act, DataType out,
+                                      bool vector_ok) {
+  return {d,   c,   bias,     ld,   ld,
+          0,   0,   alpha,    beta, bias ? BiasMode::kPerColumn : BiasMode::kNone,
+          act, out, vector_ok};
+}
+
+// Runs params (its epilogue the real one) through `launch`, split as `split` says. With
+// partials, the slices first write fp32 partial sums to `workspace`
+// (split.workspace_bytes(m, n) bytes), then split_k_reduce sums them in a fixed order through
+// the real epilogue, keeping split.columns.
 template <class Launch>
 cudaError_t run_split(GemmParamsSm80 params, Split split, float* workspace, cudaStream_t stream,
                       Launch&& launch) {
-  if (split.splits <= 1) return launch(params);
+  if (!split.partials()) return launch(params);
   const EpilogueParams out = params.epilogue;
   params.splits = split.splits;
   params.k_tiles_per_split = split.k_tiles_per_split;
-  params.epilogue = EpilogueParams{workspace,
-                                   nullptr,
-                                   nullptr,
-                                   params.n,
-                                   0,
-                                   std::int64_t(params.m) * params.n,
-                                   0,
-                                   1.0f,
-                                   0.0f,
-                                   BiasMode::kNone,
-                                   Activation::kNone,
-                                   DataType::kF32,
-                                   params.n % 4 == 0};
+  params.epilogue = output_epilogue(workspace, nullptr, nullptr, params.n, 1.0f, 0.0f,
+                                    Activation::kNone, DataType::kF32, params.n % 4 == 0);
+  params.epilogue.d_batch_stride = std::int64_t(params.m) * params.n;  // slice z at z * M * N
   cudaError_t e = launch(params);
-  if (e == cudaSuccess)
-    e = sm80::split_k_reduce(workspace, split.splits, params.m, params.n, 1, out, stream);
+  if (e == cudaSuccess) {
+    e = sm80::split_k_reduce(workspace, split.splits, params.m, params.n, 1, out, split.columns,
+                             stream);
+  }
   return e;
 }
 

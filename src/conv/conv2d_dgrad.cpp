@@ -85,19 +85,8 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
         const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
         if (phase.rows == 0 || phase.cols == 0) continue;  // H < stride_h: no such rows
         const int taps = phase.taps_r * phase.taps_s;      // 0: the epilogue alone
-        EpilogueParams epilogue{d,
-                                c,
-                                bias,
-                                pb.c,
-                                pb.c,
-                                0,
-                                0,
-                                args.alpha,
-                                args.beta,
-                                bias ? BiasMode::kPerColumn : BiasMode::kNone,
-                                args.activation,
-                                args.output_type,
-                                vector_ok};
+        EpilogueParams epilogue = conv_detail::output_epilogue(
+            d, c, bias, pb.c, args.alpha, args.beta, args.activation, args.output_type, vector_ok);
         if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
         const GemmParamsSm80 params{
             args.dy, w,       pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,

@@ -46,20 +46,20 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
     const void* bias =
         args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * kg * ob : nullptr;
     const bool vector_ok = pb.k % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
-    GemmParamsSm80 params{x,
-                          static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
-                          npq,
-                          kg,
-                          rsc,
-                          0,
-                          rsc,
-                          0,
-                          0,
-                          1,
-                          1 << 30,
-                          EpilogueParams{d, c, bias, pb.k, pb.k, 0, 0, args.alpha, args.beta,
-                                         bias ? BiasMode::kPerColumn : BiasMode::kNone,
-                                         args.activation, args.output_type, vector_ok}};
+    GemmParamsSm80 params{
+        x,
+        static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
+        npq,
+        kg,
+        rsc,
+        0,
+        rsc,
+        0,
+        0,
+        1,
+        1 << 30,
+        conv_detail::output_epilogue(d, c, bias, pb.k, args.alpha, args.beta, args.activation,
+                                     args.output_type, vector_ok)};
     auto launch = [&](GemmParamsSm80 const& p) {
       return sm80::run_conv_fprop(args.input_type, narrow, optimized, tile, p, pb, g, stream);
     };

@@ -12,7 +12,6 @@
 #include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
-#include "gemm/split_k_reduce.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -35,38 +34,22 @@ Status wgrad_on_padded_channels(const Conv2dWgradArguments& args, cudaStream_t s
   const sm80::ConvTile tile = sm80::conv_tile_m(pb.k, false);
   conv_detail::Split split =
       conv_detail::choose_split(pb.k, crs8, npq, tile, conv_detail::device_sms());
-  if (split.splits <= 1) split = {1, 1 << 30};
+  split.columns = {padded.c, pb.c};
+  conv_detail::StreamBuffer x(stream), workspace(stream);
   const std::size_t x_bytes = std::size_t(x_rows) * padded.c * data_type_bytes(args.input_type);
-  const std::size_t partial_bytes = std::size_t(split.splits) * pb.k * crs8 * sizeof(float);
-  conv_detail::StreamBuffer buffer(stream);
-  if (Status s = buffer.allocate(x_bytes + partial_bytes, "wgrad",
-                                 "the channel-padded activations and partial sums");
+  if (Status s = x.allocate(x_bytes, "wgrad", "the channel-padded activations"); !s) return s;
+  if (Status s = workspace.allocate(split.workspace_bytes(pb.k, crs8), "wgrad", "the partial sums");
       !s) {
     return s;
   }
-  char* x = buffer.get<char>();
-  float* partials = reinterpret_cast<float*>(x + x_bytes);  // x_bytes: 16 bytes per row
-  if (cudaError_t e = sm80::pad_channels(args.x, x, x_rows, pb.c, padded.c, stream);
+  if (cudaError_t e = sm80::pad_channels(args.x, x.get(), x_rows, pb.c, padded.c, stream);
       e != cudaSuccess) {
     return conv_detail::launch_error("wgrad", 0, e);
   }
-  const bool c_read = args.beta != 0.0f;
-  const EpilogueParams out{args.dw,
-                           c_read ? args.residual : nullptr,
-                           nullptr,
-                           crs,
-                           crs,
-                           0,
-                           0,
-                           args.alpha,
-                           args.beta,
-                           BiasMode::kNone,
-                           Activation::kNone,
-                           args.output_type,
-                           false};
+  // The real epilogue, on D = dW (K, R*S*C); the GEMM's (K, R*S*C8) stays in the workspace.
   const GemmParamsSm80 params{
       args.dy,
-      x,
+      x.get(),
       pb.k,
       crs8,
       npq,
@@ -74,16 +57,18 @@ Status wgrad_on_padded_channels(const Conv2dWgradArguments& args, cudaStream_t s
       0,
       0,
       0,
-      split.splits,
-      split.k_tiles_per_split,
-      EpilogueParams{partials, nullptr, nullptr, crs8, 0, std::int64_t(pb.k) * crs8, 0, 1.0f, 0.0f,
-                     BiasMode::kNone, Activation::kNone, DataType::kF32, crs8 % 4 == 0}};
-  cudaError_t e = sm80::run_conv_wgrad(args.input_type, false, tile, params, padded, 0, stream);
-  if (e == cudaSuccess) {
-    e = sm80::split_k_reduce(partials, split.splits, pb.k, crs8, 1, out,
-                             sm80::ColumnCompaction{padded.c, pb.c}, stream);
+      1,
+      1 << 30,
+      conv_detail::output_epilogue(args.dw, args.beta != 0.0f ? args.residual : nullptr, nullptr,
+                                   crs, args.alpha, args.beta, Activation::kNone, args.output_type,
+                                   false)};
+  auto launch = [&](GemmParamsSm80 const& p) {
+    return sm80::run_conv_wgrad(args.input_type, false, tile, p, padded, 0, stream);
+  };
+  if (cudaError_t e = conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
+      e != cudaSuccess) {
+    return conv_detail::launch_error("wgrad", 0, e);
   }
-  if (e != cudaSuccess) return conv_detail::launch_error("wgrad", 0, e);
   return {};
 }
 
@@ -121,19 +106,9 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
     const void* c = c_read
                         ? static_cast<const char*>(args.residual) + std::size_t(g) * per_matrix * ob
                         : nullptr;
-    const EpilogueParams out{d,
-                             c,
-                             nullptr,
-                             crs,
-                             crs,
-                             0,
-                             0,
-                             args.alpha,
-                             args.beta,
-                             BiasMode::kNone,
-                             Activation::kNone,
-                             args.output_type,
-                             crs % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16))};
+    const EpilogueParams out = conv_detail::output_epilogue(
+        d, c, nullptr, crs, args.alpha, args.beta, Activation::kNone, args.output_type,
+        crs % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16)));
     const GemmParamsSm80 params{static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib,
                                 args.x,
                                 kg,
