@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 namespace tessel::conv_detail {
 
@@ -24,6 +26,20 @@ int device_sms() {
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   return sms;
+}
+
+bool wgmma_available() {
+#if defined(TESSEL_HAS_SM90A)
+  const char* disable = std::getenv("TESSEL_DISABLE_SM90");
+  if (disable != nullptr && std::strcmp(disable, "0") != 0) return false;
+  int device = 0, major = 0, minor = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  return major == 9 && minor == 0;
+#else
+  return false;
+#endif
 }
 
 }  // namespace tessel::conv_detail

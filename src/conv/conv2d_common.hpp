@@ -57,6 +57,11 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms);
 // The SM count of the current device.
 int device_sms();
 
+// Whether the wgmma kernels run: the current device is compute capability 9.0, libtessel was
+// built for sm_90a, and TESSEL_DISABLE_SM90 is unset or "0" in the environment (it selects the
+// sm80 kernels, e.g. to test or compare them on a Hopper GPU).
+bool wgmma_available();
+
 // The epilogue of a row-major output D (and residual C) with rows `ld` elements apart:
 // D = act(alpha * acc + beta * C + bias), bias per column or null.
 inline EpilogueParams output_epilogue(void* d, const void* c, const void* bias, std::int64_t ld,

@@ -59,13 +59,14 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   const bool strided = pb.stride_h > 1 || pb.stride_w > 1;
   // Split-K per phase; one workspace for the largest.
   const int sms = conv_detail::device_sms();
+  const bool wgmma = conv_detail::wgmma_available();
   std::size_t workspace_bytes = 0;
   for (int ph = 0; ph < pb.stride_h; ++ph) {
     for (int pw = 0; pw < pb.stride_w; ++pw) {
       const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
       const int m = pb.n * phase.rows * phase.cols, k = phase.taps_r * phase.taps_s * kg;
       const sm80::ConvTile tile =
-          sm80::conv_tile_n(cg, narrow, ActivationIteratorOptimized<1>::supports(phase.fprop));
+          sm80::conv_tile_n(cg, narrow, ActivationIteratorOptimized<1>::supports(phase.fprop), wgmma);
       workspace_bytes = std::max(
           workspace_bytes, conv_detail::choose_split(m, cg, k, tile, sms).workspace_bytes(m, cg));
     }
@@ -92,7 +93,7 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
             args.dy, w,       pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
             1 << 30, epilogue};
         const bool optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
-        const sm80::ConvTile tile = sm80::conv_tile_n(cg, narrow, optimized);
+        const sm80::ConvTile tile = sm80::conv_tile_n(cg, narrow, optimized, wgmma);
         auto launch = [&](GemmParamsSm80 const& p) {
           return sm80::run_conv_dgrad(args.input_type, narrow, optimized, tile, p, filter, phase, g,
                                       stream);

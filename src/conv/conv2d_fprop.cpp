@@ -31,7 +31,7 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
   const bool optimized = ActivationIteratorOptimized<1>::supports(pb);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
-  const sm80::ConvTile tile = sm80::conv_tile_n(kg, narrow, optimized);
+  const sm80::ConvTile tile = sm80::conv_tile_n(kg, narrow, optimized, conv_detail::wgmma_available());
   const conv_detail::Split split =
       conv_detail::choose_split(npq, kg, rsc, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);

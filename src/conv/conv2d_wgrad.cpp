@@ -31,7 +31,7 @@ Status wgrad_on_padded_channels(const Conv2dWgradArguments& args, cudaStream_t s
   padded.c = (pb.c + 7) / 8 * 8;
   const long long x_rows = (long long)pb.n * pb.h * pb.w;
   const int crs = pb.r * pb.s * pb.c, crs8 = pb.r * pb.s * padded.c, npq = pb.n * pb.p() * pb.q();
-  const sm80::ConvTile tile = sm80::conv_tile_m(pb.k, false);
+  const sm80::ConvTile tile = sm80::conv_tile_m(pb.k, false, conv_detail::wgmma_available());
   conv_detail::Split split =
       conv_detail::choose_split(pb.k, crs8, npq, tile, conv_detail::device_sms());
   split.columns = {padded.c, pb.c};
@@ -92,7 +92,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
       padded_x <= kMaxConvTensorElements) {
     return wgrad_on_padded_channels(args, stream);
   }
-  const sm80::ConvTile tile = sm80::conv_tile_m(kg, narrow);
+  const sm80::ConvTile tile = sm80::conv_tile_m(kg, narrow, conv_detail::wgmma_available());
   const conv_detail::Split split =
       conv_detail::choose_split(kg, crs, npq, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "tessel/gemm/config_sm80.hpp"
+#include "tessel/gemm/config_sm90.hpp"
 
 namespace tessel::sm80 {
 
@@ -26,19 +27,34 @@ template <class Element, int Access, int TileM = kConvTile>
 using WgradConfig =
     GemmConfigSm80<TileM, kConvTile, kConvTileK, 4, 2, 2, Element, Major::kMN, Major::kMN, Access>;
 
+// The same tiles for the sm_90a wgmma kernel (config_sm90.hpp): 6 stages, as the ring refills
+// the stage two tiles back (72 or 96 KiB: two blocks per SM).
+inline constexpr int kConvStagesSm90 = 6;
+template <class Element, int TileN = kConvTile>
+using FpropConfigSm90 = GemmConfigSm90<kConvTile, TileN, kConvTileK, kConvStagesSm90, Element, Major::kK, Major::kK>;
+template <class Element, int TileN = kConvTile>
+using DgradConfigSm90 = GemmConfigSm90<kConvTile, TileN, kConvTileK, kConvStagesSm90, Element, Major::kK, Major::kMN>;
+template <class Element, int TileM = kConvTile>
+using WgradConfigSm90 =
+    GemmConfigSm90<TileM, kConvTile, kConvTileK, kConvStagesSm90, Element, Major::kMN, Major::kMN>;
+
 // The tile a GEMM runs with: the small one for few output channels on the 16-byte path with
-// the optimized iterator (the narrow and analytic kernels come in the large tile only).
+// the optimized iterator (the narrow and analytic kernels come in the large tile only); and
+// whether the sm_90a wgmma kernel runs it (the 16-byte path with the optimized iterator, on a
+// device that has it: conv_detail::wgmma_available()).
 struct ConvTile {
   int m, n;
+  bool wgmma = false;
   bool small() const { return m < kConvTile || n < kConvTile; }
 };
 // fprop and dgrad: n output channels (GEMM N).
-inline ConvTile conv_tile_n(int n, bool narrow, bool optimized) {
-  return {kConvTile, !narrow && optimized && n <= kConvSmallTile ? kConvSmallTile : kConvTile};
+inline ConvTile conv_tile_n(int n, bool narrow, bool optimized, bool wgmma) {
+  const bool fast = !narrow && optimized;
+  return {kConvTile, fast && n <= kConvSmallTile ? kConvSmallTile : kConvTile, fast && wgmma};
 }
 // wgrad: m output filters (GEMM M).
-inline ConvTile conv_tile_m(int m, bool narrow) {
-  return {!narrow && m <= kConvSmallTile ? kConvSmallTile : kConvTile, kConvTile};
+inline ConvTile conv_tile_m(int m, bool narrow, bool wgmma) {
+  return {!narrow && m <= kConvSmallTile ? kConvSmallTile : kConvTile, kConvTile, !narrow && wgmma};
 }
 
 }  // namespace tessel::sm80

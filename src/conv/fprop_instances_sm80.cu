@@ -1,5 +1,6 @@
 #include "conv/fprop_instances_sm80.hpp"
 #include "tessel/gemm/launch_sm80.hpp"
+#include "tessel/gemm/launch_sm90.hpp"
 
 namespace tessel::sm80 {
 namespace {
@@ -9,6 +10,11 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<
                 cudaStream_t stream) {
   if (narrow) return launch_gemm_sm80<FpropConfig<Element, 1>, true>(p, 1, stream, a);
   if constexpr (Family == ConvIterator::kOptimized) {
+#if defined(TESSEL_HAS_SM90A)
+    if (tile.wgmma && tile.small())
+      return launch_gemm_sm90<FpropConfigSm90<Element, kConvSmallTile>, true>(p, 1, stream, a);
+    if (tile.wgmma) return launch_gemm_sm90<FpropConfigSm90<Element>, true>(p, 1, stream, a);
+#endif
     if (tile.small())
       return launch_gemm_sm80<FpropConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, a);
   }

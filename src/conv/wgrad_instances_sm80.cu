@@ -1,5 +1,6 @@
 #include "conv/wgrad_instances_sm80.hpp"
 #include "tessel/gemm/launch_sm80.hpp"
+#include "tessel/gemm/launch_sm90.hpp"
 
 namespace tessel::sm80 {
 namespace {
@@ -9,6 +10,12 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvWgradAc
                 cudaStream_t stream) {
   if (narrow)
     return launch_gemm_sm80<WgradConfig<Element, 1>, true>(p, 1, stream, MatrixOperand{}, b);
+#if defined(TESSEL_HAS_SM90A)
+  if (tile.wgmma && tile.small()) {
+    return launch_gemm_sm90<WgradConfigSm90<Element, kConvSmallTile>, true>(p, 1, stream, MatrixOperand{}, b);
+  }
+  if (tile.wgmma) return launch_gemm_sm90<WgradConfigSm90<Element>, true>(p, 1, stream, MatrixOperand{}, b);
+#endif
   if (tile.small()) {
     return launch_gemm_sm80<WgradConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream,
                                                                            MatrixOperand{}, b);

@@ -26,6 +26,11 @@
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TESSEL_ARCH_SM80_ENABLED 1
 #endif
+// Defined in the sm_90a device pass (the architecture-specific target; plain sm_90 lacks
+// them): wgmma and fence.proxy.async.
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TESSEL_ARCH_SM90A_ENABLED 1
+#endif
 
 namespace tessel {
 

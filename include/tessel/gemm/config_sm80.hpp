@@ -7,6 +7,7 @@
 //   GemmConfigSm80<128, 256, 64, 3, 2, 4, BFloat16, Major::kMN, Major::kK>   bf16, A M-major
 #pragma once
 
+#include "epilogue_sm80.hpp"
 #include "operand_sm80.hpp"
 #include "tessel/atom/mma_traits_sm80.hpp"
 #include "tessel/atom/tiled_mma.hpp"
@@ -60,17 +61,11 @@ struct GemmConfigSm80 {
   using S2RB = decltype(make_tiled_copy_B(CopyAtom<typename OperandB::S2ROp, ElementAB>{}, Mma{}));
   static constexpr int kSmemBytesAB = (TileM + TileN) * TileK * Stages * int(sizeof(ElementAB));
 
-  // ---- epilogue: the fp32 accumulator tile is staged in the same shared memory, row-major,
-  // its 32-byte units XOR-swizzled by the row (Swizzle<2,3,log2 TileN - 3>): the MMA's 8-byte
-  // fragment writes (4 rows x 32 bytes per half-warp) and the 16-byte reads of 4-float runs
-  // (f32 output) are then conflict-free (tests/host/gemm_config_test.cpp); the 8-float runs of
-  // 16-bit outputs read at 2-way. Groups of 4 floats at multiples of 4 stay contiguous, so a
-  // thread reads them as one 16-byte vector.
+  // ---- epilogue: the fp32 accumulator tile is staged in the same shared memory
+  // (EpilogueSmemLayout, epilogue_sm80.hpp)
   static_assert((TileN & (TileN - 1)) == 0 && TileN >= 32,
                 "GemmConfigSm80: TileN must be a power of two >= 32 (the epilogue's swizzle)");
-  static constexpr int kLog2TileN = TileN == 32 ? 5 : TileN == 64 ? 6 : TileN == 128 ? 7 : TileN == 256 ? 8 : 9;
-  using SmemLayoutC = decltype(composition(Swizzle<2, 3, kLog2TileN - 3>{},
-                                           make_layout(make_shape(Int<TileM>{}, Int<TileN>{}), LayoutRight{})));
+  using SmemLayoutC = EpilogueSmemLayout<TileM, TileN>;
   static constexpr int kSmemBytesC = TileM * TileN * int(sizeof(Accumulator));
   static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
   static_assert(kSmemBytes <= 227 * 1024,

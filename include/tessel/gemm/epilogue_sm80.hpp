@@ -51,6 +51,18 @@ struct EpilogueParams {
   RowScatter scatter{};  // where the rows of D and C start, when not at m * ldd (m * ldc)
 };
 
+// The fp32 staging tile (TileM, TileN) in shared memory: row-major, its 32-byte units
+// XOR-swizzled by the row (Swizzle<2,3,log2 TileN - 3>): the MMA's 8-byte fragment writes
+// (4 rows x 32 bytes per half-warp) and the 16-byte reads of 4-float runs (f32 output) are then
+// conflict-free (tests/host/gemm_config_test.cpp); the 8-float runs of 16-bit outputs read at
+// 2-way. Groups of 4 floats at multiples of 4 stay contiguous, so a thread reads them as one
+// 16-byte vector.
+template <int TileN>
+inline constexpr int kLog2EpilogueTileN = TileN == 32 ? 5 : TileN == 64 ? 6 : TileN == 128 ? 7 : TileN == 256 ? 8 : 9;
+template <int TileM, int TileN>
+using EpilogueSmemLayout = decltype(composition(Swizzle<2, 3, kLog2EpilogueTileN<TileN> - 3>{},
+                                                make_layout(make_shape(Int<TileM>{}, Int<TileN>{}), LayoutRight{})));
+
 #if defined(__CUDACC__)
 namespace detail {
 
@@ -140,6 +152,22 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
 
 }  // namespace detail
 
+// Stores the block's fp32 tile, staged in shared memory (smem, Config::SmemLayoutC) by the
+// mainloop's accumulator layout, as D: rows [0, rows) and columns [0, cols) of it, (row0, col0)
+// its origin in D. Shared by the sm80 and sm90 kernels; the caller has synchronized the block.
+template <class Config>
+__device__ void epilogue_store(unsigned char const* smem, EpilogueParams const& p, int batch, int row0, int col0,
+                               int rows, int cols) {
+  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float const*>(smem)), typename Config::SmemLayoutC{});
+  rows = rows < Config::kTileM ? rows : Config::kTileM;
+  cols = cols < Config::kTileN ? cols : Config::kTileN;
+  switch (p.out) {
+    case DataType::kF32: detail::store_tile<Config, float>(sC, p, batch, row0, col0, rows, cols); break;
+    case DataType::kF16: detail::store_tile<Config, Half>(sC, p, batch, row0, col0, rows, cols); break;
+    case DataType::kBF16: detail::store_tile<Config, BFloat16>(sC, p, batch, row0, col0, rows, cols); break;
+  }
+}
+
 // The epilogue of one tile: tCrD is the thread's accumulator fragment (MMA,MMA_M,MMA_N),
 // smem the block's shared memory (the mainloop's stages are dead by now).
 template <class Config, class ThrMma, class Frag>
@@ -149,13 +177,7 @@ __device__ void epilogue_sm80(ThrMma const& thr_mma, Frag const& tCrD, unsigned 
   auto tCsC = thr_mma.partition_C(sC);  // (MMA,MMA_M,MMA_N)
   for (int i = 0; i < int(size(tCrD)); ++i) tCsC[i] = tCrD[i];
   __syncthreads();
-  rows = rows < Config::kTileM ? rows : Config::kTileM;
-  cols = cols < Config::kTileN ? cols : Config::kTileN;
-  switch (p.out) {
-    case DataType::kF32: detail::store_tile<Config, float>(sC, p, batch, row0, col0, rows, cols); break;
-    case DataType::kF16: detail::store_tile<Config, Half>(sC, p, batch, row0, col0, rows, cols); break;
-    case DataType::kBF16: detail::store_tile<Config, BFloat16>(sC, p, batch, row0, col0, rows, cols); break;
-  }
+  epilogue_store<Config>(smem, p, batch, row0, col0, rows, cols);
 }
 #endif
 

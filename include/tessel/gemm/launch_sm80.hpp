@@ -11,10 +11,11 @@
 namespace tessel {
 
 #if defined(__CUDACC__)
-template <class Config, bool Edges, class ASource = MatrixOperand, class BSource = MatrixOperand>
-cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a = {},
-                             BSource const& b = {}) {
-  auto kernel = gemm_kernel_sm80<Config, Edges, ASource, BSource>;
+namespace detail {
+// One block per tile of Config, one grid layer per batch and split, Config::kSmemBytes.
+template <class Config, class Kernel, class ASource, class BSource>
+cudaError_t launch_tiles(Kernel kernel, GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a,
+                         BSource const& b) {
   // Above 48 KiB dynamic shared memory must be asked for, once per kernel (and per device:
   // the attribute is per context, so it is set on every call; it is cheap).
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Config::kSmemBytes);
@@ -26,6 +27,13 @@ cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t st
   dim3 grid(unsigned(tiles_m) * unsigned(tiles_n), 1, unsigned(batch) * unsigned(p.splits));
   kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(p, a, b);
   return cudaGetLastError();
+}
+}  // namespace detail
+
+template <class Config, bool Edges, class ASource = MatrixOperand, class BSource = MatrixOperand>
+cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a = {},
+                             BSource const& b = {}) {
+  return detail::launch_tiles<Config>(gemm_kernel_sm80<Config, Edges, ASource, BSource>, p, batch, stream, a, b);
 }
 #endif
 

@@ -1,0 +1,93 @@
+// GemmConfigSm90: the sm_90a GEMM (kernel_sm90.hpp) — the sm80 pipeline's global -> shared
+// half unchanged (cp.async into the swizzled ring of operand_sm80.hpp, 256 threads), with the
+// shared -> tensor-core half replaced: two warpgroups issue wgmma straight from shared memory
+// (arch/sm90/wgmma.hpp), so no ldmatrix and no operand registers.
+//
+//   GemmConfigSm90<128, 128, 32, 6>    128x128 tile, K-tile 32, 6 stages; warpgroups 2x1 (64x128 each)
+//   GemmConfigSm90<64, 128, 32, 6>     warpgroups 1x2 (64x64 each)
+//
+// The ring's swizzle atoms are wgmma's canonical layouts, so each warpgroup's operand tile is
+// one matrix descriptor per 16-wide k-step (GmmaOperand below; tests/host/gemm_sm90_config_test
+// compares the descriptors' addresses with the ring's layout element by element):
+//   K-major,  TileK 32   Sw<2,3,3> o (8,32):(32,1)  = 64-byte swizzle,  8-row groups 512 B apart
+//   K-major,  TileK 64   Sw<3,3,3> o (8,64):(64,1)  = 128-byte swizzle, 8-row groups 1024 B apart
+//   MN-major             Sw<3,3,3> o (64,8):(1,64)  = 128-byte swizzle, atoms of 64 MN 1024 B apart,
+//                                                     8-K groups TileMN/64 atoms apart
+#pragma once
+
+#include "epilogue_sm80.hpp"
+#include "operand_sm80.hpp"
+#include "tessel/arch/sm90/wgmma.hpp"
+
+namespace tessel {
+
+// Where one warpgroup's wgmma operand lies in a ring stage of OperandSm80<..., M, TileMN, TileK>.
+template <Major M, int TileMN, int TileK, int ElementBytes = 2>
+struct GmmaOperand {
+  static constexpr bool kKMajor = M == Major::kK;
+  static constexpr GmmaSwizzle kSwizzle = !kKMajor || TileK == 64 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B;
+  static constexpr int kRowBytes = TileK * ElementBytes;  // K-major: one MN row of the stage
+  static constexpr int kAtomBytes = 64 * 8 * ElementBytes;  // MN-major: one (64,8) swizzle atom
+  // Leading and stride byte offsets of the descriptor (see make_gmma_descriptor).
+  static constexpr int kLbo = kKMajor ? 16 : kAtomBytes;
+  static constexpr int kSbo = kKMajor ? 8 * kRowBytes : (TileMN / 64) * kAtomBytes;
+  // Byte offsets of the operand's (mn, k) origin: per 64 of MN, per 16 of K (one wgmma k-step).
+  static constexpr int kBytesPer64MN = kKMajor ? 64 * kRowBytes : kAtomBytes;
+  static constexpr int kBytesPerKStep = kKMajor ? 16 * ElementBytes : 2 * kSbo;
+  static_assert(kKMajor ? (TileK == 32 || TileK == 64) : TileMN % 64 == 0,
+                "GmmaOperand: the stage must be made of wgmma's canonical swizzle atoms");
+
+  // The descriptor of the operand whose (mn, k) origin is (64 * mn64, 16 * kstep) in the
+  // stage at shared-memory address `stage`.
+  TESSEL_HOST_DEVICE static constexpr std::uint64_t descriptor(std::uint32_t stage, int mn64, int kstep) {
+    return make_gmma_descriptor(stage + std::uint32_t(mn64 * kBytesPer64MN + kstep * kBytesPerKStep), kLbo, kSbo,
+                                kSwizzle);
+  }
+};
+
+template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
+          Major MajorA = Major::kK, Major MajorB = Major::kK, int Access = 8>
+struct GemmConfigSm90 {
+  using Element = ElementAB;  // A and B
+  using Accumulator = float;
+  static constexpr int kTileM = TileM, kTileN = TileN, kTileK = TileK, kStages = Stages;
+  static constexpr int kAccess = Access;
+  static constexpr Major kMajorA = MajorA, kMajorB = MajorB;
+  static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
+
+  // ---- two warpgroups: stacked along M for a 128-row tile, side by side along N for 64 rows
+  static constexpr int kThreads = 256;
+  static constexpr int kWarpGroupsM = TileM / 64, kWarpGroupsN = 2 / kWarpGroupsM;
+  static constexpr int kWgTileN = TileN / kWarpGroupsN;  // each warpgroup: 64 x kWgTileN
+  static constexpr int kAccumulators = kWgTileN / 2;     // fp32 registers per thread
+  static_assert(TileM == 64 || TileM == 128, "GemmConfigSm90: TileM is 64 or 128 (one or two warpgroups of 64 rows)");
+  static_assert(kWgTileN == 64 || kWgTileN == 128,
+                "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64 or 128");
+  static_assert(TileK == 32 || TileK == 64, "GemmConfigSm90: TileK must be 32 or 64 (64- or 128-byte swizzled rows)");
+  // A stage of B may be read while the stage two tiles back is refilled (kernel_sm90.hpp): 3 at least.
+  static_assert(Stages >= 3 && Stages <= 8, "GemmConfigSm90: 3 to 8 pipeline stages");
+  static_assert(std::is_same_v<ElementAB, Half> || std::is_same_v<ElementAB, BFloat16>,
+                "GemmConfigSm90: the inputs must be Half or BFloat16");
+
+  using OperandA = OperandSm80<ElementAB, MajorA, TileM, TileK, Stages, kThreads, Access>;
+  using OperandB = OperandSm80<ElementAB, MajorB, TileN, TileK, Stages, kThreads, Access>;
+  using G2SA = typename OperandA::G2S;
+  using G2SB = typename OperandB::G2S;
+  using G2SEdgeA = typename OperandA::G2SEdge;
+  using G2SEdgeB = typename OperandB::G2SEdge;
+  using GmmaA = GmmaOperand<MajorA, TileM, TileK>;
+  using GmmaB = GmmaOperand<MajorB, TileN, TileK>;
+  using Wgmma = Wgmma64xNx16<kWgTileN, ElementAB, MajorA == Major::kMN, MajorB == Major::kMN>;
+  static constexpr int kStageBytesA = TileM * TileK * 2, kStageBytesB = TileN * TileK * 2;
+  static constexpr int kSmemBytesAB = (kStageBytesA + kStageBytesB) * Stages;
+  static_assert(kStageBytesA % 1024 == 0 && kStageBytesB % 1024 == 0,
+                "GemmConfigSm90: every stage must start on a 1024-byte swizzle-pattern boundary");
+
+  // ---- epilogue: the sm80 one (epilogue_sm80.hpp), staged in the same swizzled fp32 tile
+  using SmemLayoutC = EpilogueSmemLayout<TileM, TileN>;
+  static constexpr int kSmemBytesC = TileM * TileN * int(sizeof(Accumulator));
+  static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
+  static_assert(kSmemBytes <= 227 * 1024, "GemmConfigSm90: more than 227 KiB of shared memory per block");
+};
+
+}  // namespace tessel

@@ -1,0 +1,99 @@
+// The sm_90a GEMM kernel: D (M,N) = A (M,K) * B (N,K)^T with wgmma (config_sm90.hpp). Grid,
+// split-K, operand sources, loads and epilogue are the sm80 kernel's (kernel_sm80.hpp,
+// tile_loader.hpp, epilogue_sm80.hpp); only the mainloop's tensor-core half differs:
+//   prologue  cp.async the first Stages-2 K tiles into the ring
+//   mainloop  per K tile t: wait for it (cp.async group, proxy fence, barrier); refill the
+//             stage of tile t-2 with tile t+Stages-2; each warpgroup issues its TileK/16
+//             wgmmas on tile t from shared memory and waits until only they are in flight
+//             (so tile t-1's are done: at the next barrier no warpgroup reads tile t-1's stage,
+//             which the next iteration refills)
+//   epilogue  accumulators -> swizzled shared memory -> the sm80 epilogue's 16-byte stores
+// The body exists only in the sm_90a pass; elsewhere the kernel traps with a message (the
+// runtime launches it only on compute capability 9.0 devices, sm90_kernels_available()).
+#pragma once
+
+#include <cstdint>
+
+#include "config_sm90.hpp"
+#include "epilogue_sm80.hpp"
+#include "tile_loader.hpp"
+#include "tile_scheduler.hpp"
+#include "tessel/arch/sm80.hpp"
+#include "tessel/arch/sm90/wgmma.hpp"
+
+namespace tessel {
+
+#if defined(__CUDACC__)
+template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
+__global__ void __launch_bounds__(Config::kThreads)
+    gemm_kernel_sm90(GemmParamsSm80 p, ASource a_source, BSource b_source) {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  constexpr int kStages = Config::kStages;
+  constexpr int kPrefetch = kStages - 2;  // K tiles loading while one is multiplied
+  extern __shared__ __align__(1024) unsigned char smem[];  // stages start on swizzle-pattern boundaries
+
+  const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
+                                   (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
+  const int batch = int(blockIdx.z) / p.splits, split = int(blockIdx.z) % p.splits;
+  const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
+  const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
+  auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
+
+  const int wg = int(threadIdx.x) / 128;
+  const int wg_m = wg % Config::kWarpGroupsM, wg_n = wg / Config::kWarpGroupsM;
+  const std::uint32_t smem_a = detail::smem_address(smem);
+  const std::uint32_t smem_b = smem_a + kStages * Config::kStageBytesA;
+  float acc[Config::kAccumulators];  // (64, kWgTileN) of this warpgroup, wgmma.hpp's layout
+  for (int i = 0; i < Config::kAccumulators; ++i) acc[i] = 0.0f;
+
+  for (int s = 0; s < kPrefetch; ++s) {
+    if (tile_begin + s < tile_end) load_tile(tile_begin + s, s);
+    cp_async_commit_group();
+  }
+  int stage = 0;
+  for (int t = tile_begin; t < tile_end; ++t) {
+    cp_async_wait_group<kPrefetch - 1>();  // tile t has landed (this thread's part) ...
+    fence_proxy_async();                   // ... is visible to wgmma ...
+    __syncthreads();                       // ... and so are the other threads' parts
+    const int refill = stage + kPrefetch < kStages ? stage + kPrefetch : stage + kPrefetch - kStages;
+    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, refill);
+    cp_async_commit_group();
+
+    wgmma_fence_operands(acc);
+    wgmma_fence();
+    const std::uint32_t stage_a = smem_a + stage * Config::kStageBytesA;
+    const std::uint32_t stage_b = smem_b + stage * Config::kStageBytesB;
+    for (int ks = 0; ks < Config::kTileK / 16; ++ks) {
+      Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m, ks),
+                         Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
+    }
+    wgmma_commit();
+    wgmma_wait<1>();
+    wgmma_fence_operands(acc);
+    stage = stage + 1 < kStages ? stage + 1 : 0;
+  }
+  wgmma_wait<0>();
+  wgmma_fence_operands(acc);
+
+  // The ring becomes the epilogue's staging tile: no copy may still write it, no wgmma read it.
+  cp_async_wait_all();
+  __syncthreads();
+  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(smem)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
+  const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
+  const int row = wg_m * 64 + warp * 16 + lane / 4;
+  const int col = wg_n * Config::kWgTileN + 2 * (lane % 4);
+  for (int j = 0; j < Config::kWgTileN / 8; ++j) {
+    for (int h = 0; h < 2; ++h) {  // rows row and row + 8
+      *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    }
+  }
+  __syncthreads();
+  epilogue_store<Config>(smem, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM, tile.n * Config::kTileN,
+                         p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
+#else
+  arch_unsupported("gemm_kernel_sm90 needs sm_90a", p, a_source, b_source);
+#endif
+}
+#endif
+
+}  // namespace tessel

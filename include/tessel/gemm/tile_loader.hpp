@@ -1,0 +1,152 @@
+// The global -> shared half of the multistage mainloop, shared by the sm80 (mma.sync) and
+// sm90 (wgmma) kernels: one block's K tiles of A (M,K) and B (N,K) copied by cp.async (or the
+// narrow path's element copies) into the swizzled shared-memory ring of operand_sm80.hpp.
+//
+//   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch,
+//                                                    tile_begin, smem);
+//   load_tile(t, stage);   // K tile t -> ring stage `stage`; call in order of t from tile_begin
+//
+// ASource and BSource say where the operands come from: MatrixOperand, the strided matrices
+// p.a / p.b (edge vectors zero-filled with Edges); or an implicit operand such as
+// convolution's activations (conv/*_operand_sm80.hpp), which gives each thread a loader,
+//   make_loader(AtomOrigins origin, int mn0, int k0, int tile_k)   the thread's copy atoms'
+//       (mn, k) in the tile, the tile's first row (A) or column (B), the first K index
+//   loader.load<Op>(smem_dst, base)   once per K tile, in order: zero-fill what lies outside
+// (the operand's own predicates replace the edge predicates). An implicit A is K-major with
+// each thread's atoms in one column; an implicit B is MN-major with each thread's atoms in one
+// row of N (one contiguous run of 8 or 1 elements at several K indices).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "epilogue_sm80.hpp"
+#include "operand_sm80.hpp"
+#include "tile_scheduler.hpp"
+#include "tessel/atom/copy.hpp"
+
+namespace tessel {
+
+struct GemmParamsSm80 {
+  void const* a;  // (M,K) of Config::Element: K-major stride (lda,1), MN-major (1,lda)
+  void const* b;  // (N,K), the same with ldb
+  int m, n, k;
+  int lda, ldb;
+  std::int64_t a_batch_stride, b_batch_stride;
+  int splits;             // slices of K (1: no split-K)
+  int k_tiles_per_split;  // K tiles per slice (with splits == 1: all of them)
+  EpilogueParams epilogue;  // its batch index is blockIdx.z
+};
+
+// The operand is the strided matrix of GemmParamsSm80 (a, lda, a_batch_stride; or b, ...).
+struct MatrixOperand {};
+
+#if defined(__CUDACC__)
+namespace detail {
+// An operand's (MN,K) global tensor: K-major (ld,1) or MN-major (1,ld).
+template <Major M, class T>
+__device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
+  if constexpr (M == Major::kK) {
+    return make_tensor(make_gmem_ptr(ptr), make_shape(mn, k), make_stride(ld, Int<1>{}));
+  } else {
+    return make_tensor(make_gmem_ptr(ptr), make_shape(mn, k), make_stride(Int<1>{}, ld));
+  }
+}
+}  // namespace detail
+
+// Returns the block's load_tile(t, stage). smem holds Config::kStages stages of A, then of B.
+template <class Config, bool Edges, class ASource, class BSource>
+__device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_source, BSource const& b_source,
+                                 TileCoord tile, int batch, int tile_begin, unsigned char* smem) {
+  constexpr bool kMatrixA = std::is_same_v<ASource, MatrixOperand>;
+  constexpr bool kMatrixB = std::is_same_v<BSource, MatrixOperand>;
+  static_assert(kMatrixA || (Edges && Config::kMajorA == Major::kK),
+                "make_tile_loader: an implicit A operand needs the predicated (Edges) variant and a K-major A");
+  static_assert(kMatrixB || (Edges && Config::kMajorB == Major::kMN),
+                "make_tile_loader: an implicit B operand needs the predicated (Edges) variant and an MN-major B");
+  using Element = typename Config::Element;
+  constexpr int kAccess = Config::kAccess;
+  constexpr int kStageA = Config::OperandA::kStageElems, kStageB = Config::OperandB::kStageElems;
+  auto* smem_a = reinterpret_cast<Element*>(smem);
+  auto* smem_b = smem_a + Config::kStages * kStageA;
+
+  auto tile_mnk = make_shape(Int<Config::kTileM>{}, Int<Config::kTileN>{}, Int<Config::kTileK>{});
+  auto const* a = static_cast<Element const*>(p.a) + batch * p.a_batch_stride;
+  auto const* b = static_cast<Element const*>(p.b) + batch * p.b_batch_stride;
+  auto blk = make_coord(tile.m, tile.n, _);
+  auto mA = detail::make_operand_tensor<Config::kMajorA>(a, p.m, p.k, p.lda);  // (M,K)
+  auto mB = detail::make_operand_tensor<Config::kMajorB>(b, p.n, p.k, p.ldb);  // (N,K)
+  auto gA = local_tile(mA, tile_mnk, blk, make_step(Int<1>{}, _, Int<1>{}));      // (BLK_M,BLK_K,k)
+  auto gB = local_tile(mB, tile_mnk, blk, make_step(_, Int<1>{}, Int<1>{}));      // (BLK_N,BLK_K,k)
+  // Stage 0 of the shared-memory ring; stage s is the same tensor s stages further on.
+  auto sA = make_tensor(make_smem_ptr(smem_a), typename Config::OperandA::SmemStageLayout{});  // (BLK_M,BLK_K)
+  auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::OperandB::SmemStageLayout{});  // (BLK_N,BLK_K)
+
+  const int tid = threadIdx.x;
+  std::conditional_t<Edges, typename Config::G2SEdgeA, typename Config::G2SA> g2s_a;
+  std::conditional_t<Edges, typename Config::G2SEdgeB, typename Config::G2SB> g2s_b;
+  auto g2s_thr_a = g2s_a.get_slice(tid);
+  auto g2s_thr_b = g2s_b.get_slice(tid);
+  // K tile t of the operands is K tile 0 moved by t * k_step elements.
+  auto tAgA = g2s_thr_a.partition_S(gA(_, _, 0));  // (CPY,CPY_M,CPY_K)
+  auto tAsA = g2s_thr_a.partition_D(sA);           // (CPY,CPY_M,CPY_K)
+  auto tBgB = g2s_thr_b.partition_S(gB(_, _, 0));
+  auto tBsB = g2s_thr_b.partition_D(sB);
+  const std::ptrdiff_t k_step_a = Config::kTileK * (Config::kMajorA == Major::kK ? 1 : std::ptrdiff_t(p.lda));
+  const std::ptrdiff_t k_step_b = Config::kTileK * (Config::kMajorB == Major::kK ? 1 : std::ptrdiff_t(p.ldb));
+
+  // Edge predicates: each atom's (mn, k) inside the tile (a static identity tile, so no
+  // division), against the extents left from the tile's origin.
+  constexpr int kAtomsA = int(decltype(size(tAsA))::value) / kAccess;
+  constexpr int kAtomsB = int(decltype(size(tBsB))::value) / kAccess;
+  const AtomOrigins<kAccess, kAtomsA> origin_a(
+      g2s_thr_a.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
+  const AtomOrigins<kAccess, kAtomsB> origin_b(
+      g2s_thr_b.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
+  // An implicit operand loads through its own per-thread loader (one call per K tile, in order
+  // from tile_begin).
+  auto a_loader = [&] {
+    if constexpr (kMatrixA) {
+      return 0;
+    } else {
+      static_assert(decltype(size<2>(tAsA))::value == 1,
+                    "make_tile_loader: an implicit A needs each thread's copy atoms in one column (CPY_K == 1)");
+      return a_source.make_loader(origin_a, tile.m * Config::kTileM, tile_begin * Config::kTileK, Config::kTileK);
+    }
+  }();
+  auto b_loader = [&] {
+    if constexpr (kMatrixB) {
+      return 0;
+    } else {
+      static_assert(decltype(size<1>(tBsB))::value == 1,
+                    "make_tile_loader: an implicit B needs each thread's copy atoms in one row of N (CPY_N == 1)");
+      return b_source.make_loader(origin_b, tile.n * Config::kTileN, tile_begin * Config::kTileK, Config::kTileK);
+    }
+  }();
+  const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
+  const int rows_b = p.n - tile.n * Config::kTileN;
+  const int k = p.k;
+  return [=](int t, int stage) mutable {  // K tile t -> pipeline stage
+    auto at = [](auto const& x, std::ptrdiff_t shift) { return make_tensor(x.data() + shift, x.layout()); };
+    const int k0 = t * Config::kTileK;
+    auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < k; };
+    auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < k; };
+    if constexpr (!kMatrixA) {
+      a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
+    } else if constexpr (Edges) {
+      copy_if(g2s_a, in_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
+    } else {
+      copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA));
+    }
+    if constexpr (!kMatrixB) {
+      b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
+    } else if constexpr (Edges) {
+      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
+    } else {
+      copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB));
+    }
+  };
+}
+#endif
+
+}  // namespace tessel
