@@ -29,6 +29,10 @@ while (($#)); do
           --gtest_filter='GemmApi.AlphaBetaBiasRelu:GemmApi.DeepKIsSplitAndSummed:GemmApi.OddKTakesTheNarrowPath:GemmApi.StridedBatches:GemmApi.UnalignedLeadingDimensionsAndPointers:AllLayoutsAndTypes/GemmCombination.InteriorAndEdgeProblems/A_col_B_row_bf16_to_f16' \
           >"$OUT/sanitize-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-$tool.log"
+        compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/gemm_sm90_device_test" \
+          --gtest_filter='GemmSm90.MnMajorBoth:GemmSm90.EdgesPrimes:GemmSm90.NarrowTileN64:GemmSm90.ShortTileM64:GemmSm90.SplitK' \
+          >"$OUT/sanitize-sm90-$tool.log" 2>&1 || status=1
+        tail -4 "$OUT/sanitize-sm90-$tool.log"
         compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/conv2d_device_test" \
           --gtest_filter='Conv2dFprop.StrideDilationAndTrueConvolution:Conv2dFprop.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dFprop.GroupedAndDepthwise:Conv2dFprop.EpilogueAndTypes:Conv2dFprop.FewTilesAndDeepReductionAreSplit' \
           >"$OUT/sanitize-conv-$tool.log" 2>&1 || status=1
