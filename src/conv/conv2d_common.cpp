@@ -11,7 +11,7 @@ bool aligned(const void* p, int bytes) { return reinterpret_cast<std::uintptr_t>
 
 Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms) {
   const long long tiles = (long long)((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n);
-  const int k_tiles = (k + sm80::kConvTileK - 1) / sm80::kConvTileK;
+  const int k_tiles = (k + tile.k - 1) / tile.k;
   Split s;
   if (2 * tiles > sms) return s;
   const long long slices = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / 16, 64});

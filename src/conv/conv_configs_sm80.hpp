@@ -29,14 +29,14 @@ using WgradConfig =
 
 // The same tiles for the sm_90a wgmma kernel (config_sm90.hpp): 6 stages, as the ring refills
 // the stage two tiles back (72 or 96 KiB: two blocks per SM).
-inline constexpr int kConvStagesSm90 = 6;
+inline constexpr int kConvTileKSm90 = 32, kConvStagesSm90 = 6;
 template <class Element, int TileN = kConvTile>
-using FpropConfigSm90 = GemmConfigSm90<kConvTile, TileN, kConvTileK, kConvStagesSm90, Element, Major::kK, Major::kK>;
+using FpropConfigSm90 = GemmConfigSm90<kConvTile, TileN, kConvTileKSm90, kConvStagesSm90, Element, Major::kK, Major::kK>;
 template <class Element, int TileN = kConvTile>
-using DgradConfigSm90 = GemmConfigSm90<kConvTile, TileN, kConvTileK, kConvStagesSm90, Element, Major::kK, Major::kMN>;
+using DgradConfigSm90 = GemmConfigSm90<kConvTile, TileN, kConvTileKSm90, kConvStagesSm90, Element, Major::kK, Major::kMN>;
 template <class Element, int TileM = kConvTile>
 using WgradConfigSm90 =
-    GemmConfigSm90<TileM, kConvTile, kConvTileK, kConvStagesSm90, Element, Major::kMN, Major::kMN>;
+    GemmConfigSm90<TileM, kConvTile, kConvTileKSm90, kConvStagesSm90, Element, Major::kMN, Major::kMN>;
 
 // The tile a GEMM runs with: the small one for few output channels on the 16-byte path with
 // the optimized iterator (the narrow and analytic kernels come in the large tile only); and
@@ -45,16 +45,19 @@ using WgradConfigSm90 =
 struct ConvTile {
   int m, n;
   bool wgmma = false;
+  int k = kConvTileK;  // the kernel's K tile: the operand iterators' step, split-K's unit
   bool small() const { return m < kConvTile || n < kConvTile; }
 };
 // fprop and dgrad: n output channels (GEMM N).
 inline ConvTile conv_tile_n(int n, bool narrow, bool optimized, bool wgmma) {
   const bool fast = !narrow && optimized;
-  return {kConvTile, fast && n <= kConvSmallTile ? kConvSmallTile : kConvTile, fast && wgmma};
+  return {kConvTile, fast && n <= kConvSmallTile ? kConvSmallTile : kConvTile, fast && wgmma,
+          fast && wgmma ? kConvTileKSm90 : kConvTileK};
 }
 // wgrad: m output filters (GEMM M).
 inline ConvTile conv_tile_m(int m, bool narrow, bool wgmma) {
-  return {!narrow && m <= kConvSmallTile ? kConvSmallTile : kConvTile, kConvTile, !narrow && wgmma};
+  return {!narrow && m <= kConvSmallTile ? kConvSmallTile : kConvTile, kConvTile, !narrow && wgmma,
+          !narrow && wgmma ? kConvTileKSm90 : kConvTileK};
 }
 
 }  // namespace tessel::sm80

@@ -33,8 +33,8 @@ cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const
 cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, ConvTile tile,
                            GemmParamsSm80 const& p, Conv2dProblem const& filter,
                            DgradPhase const& phase, int group, cudaStream_t stream) {
-  const ActivationParams params = make_dgrad_activation_params(phase, kConvTileK);
-  const ConvDgradFilterB b = ConvDgradFilterB::make(filter, phase, group, kConvTileK);
+  const ActivationParams params = make_dgrad_activation_params(phase, tile.k);
+  const ConvDgradFilterB b = ConvDgradFilterB::make(filter, phase, group, tile.k);
   if (optimized) {
     return run(
         input, narrow, tile, p,

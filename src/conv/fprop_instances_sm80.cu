@@ -33,7 +33,7 @@ cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const
 cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile tile,
                            GemmParamsSm80 const& p, Conv2dProblem const& problem, int group,
                            cudaStream_t stream) {
-  const ActivationParams params = make_activation_params(problem, kConvTileK);
+  const ActivationParams params = make_activation_params(problem, tile.k);
   if (optimized) {
     return run(input, narrow, tile, p, ConvFpropA<ConvIterator::kOptimized>{problem, params, group},
                stream);

@@ -27,7 +27,7 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvWgradAc
 
 cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p,
                            Conv2dProblem const& problem, int group, cudaStream_t stream) {
-  const ConvWgradActivationB b = ConvWgradActivationB::make(problem, group, kConvTileK);
+  const ConvWgradActivationB b = ConvWgradActivationB::make(problem, group, tile.k);
   return input == DataType::kF16 ? run<Half>(narrow, tile, p, b, stream)
                                  : run<BFloat16>(narrow, tile, p, b, stream);
 }

@@ -46,12 +46,15 @@ struct GmmaOperand {
 };
 
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
-          Major MajorA = Major::kK, Major MajorB = Major::kK, int Access = 8>
+          Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1, int Access = 8>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
   static constexpr int kTileM = TileM, kTileN = TileN, kTileK = TileK, kStages = Stages;
   static constexpr int kAccess = Access;
+  // wgmma groups a warpgroup leaves in flight at the end of a K tile (kernel_sm90.hpp): 1
+  // overlaps the next tile's wait and barrier with this tile's MMAs, at the cost of one stage.
+  static constexpr int kMmaInFlight = MmaInFlight;
   static constexpr Major kMajorA = MajorA, kMajorB = MajorB;
   static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
 
@@ -64,8 +67,10 @@ struct GemmConfigSm90 {
   static_assert(kWgTileN == 64 || kWgTileN == 128,
                 "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64 or 128");
   static_assert(TileK == 32 || TileK == 64, "GemmConfigSm90: TileK must be 32 or 64 (64- or 128-byte swizzled rows)");
-  // A stage of B may be read while the stage two tiles back is refilled (kernel_sm90.hpp): 3 at least.
-  static_assert(Stages >= 3 && Stages <= 8, "GemmConfigSm90: 3 to 8 pipeline stages");
+  static_assert(MmaInFlight == 0 || MmaInFlight == 1, "GemmConfigSm90: 0 or 1 wgmma groups in flight");
+  static_assert(Stages >= 2 + MmaInFlight && Stages <= 8,
+                "GemmConfigSm90: 2 + MmaInFlight to 8 stages (one being multiplied, MmaInFlight "
+                "still read, at least one loading)");
   static_assert(std::is_same_v<ElementAB, Half> || std::is_same_v<ElementAB, BFloat16>,
                 "GemmConfigSm90: the inputs must be Half or BFloat16");
 

@@ -1,12 +1,12 @@
 // The sm_90a GEMM kernel: D (M,N) = A (M,K) * B (N,K)^T with wgmma (config_sm90.hpp). Grid,
 // split-K, operand sources, loads and epilogue are the sm80 kernel's (kernel_sm80.hpp,
 // tile_loader.hpp, epilogue_sm80.hpp); only the mainloop's tensor-core half differs:
-//   prologue  cp.async the first Stages-2 K tiles into the ring
+//   prologue  cp.async the first P = Stages-1-F K tiles into the ring, F = Config::kMmaInFlight
 //   mainloop  per K tile t: wait for it (cp.async group, proxy fence, barrier); refill the
-//             stage of tile t-2 with tile t+Stages-2; each warpgroup issues its TileK/16
-//             wgmmas on tile t from shared memory and waits until only they are in flight
-//             (so tile t-1's are done: at the next barrier no warpgroup reads tile t-1's stage,
-//             which the next iteration refills)
+//             stage of tile t-1-F with tile t+P; each warpgroup issues its TileK/16 wgmmas on
+//             tile t from shared memory and waits until at most F groups of them are in flight
+//             (F = 1: tile t-1's are done, so at the next barrier no warpgroup reads the stage
+//             that the next iteration refills; F = 0: tile t's are done)
 //   epilogue  accumulators -> swizzled shared memory -> the sm80 epilogue's 16-byte stores
 // The body exists only in the sm_90a pass; elsewhere the kernel traps with a message (the
 // runtime launches it only on compute capability 9.0 devices, sm90_kernels_available()).
@@ -29,7 +29,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     gemm_kernel_sm90(GemmParamsSm80 p, ASource a_source, BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   constexpr int kStages = Config::kStages;
-  constexpr int kPrefetch = kStages - 2;  // K tiles loading while one is multiplied
+  constexpr int kInFlight = Config::kMmaInFlight;
+  constexpr int kPrefetch = kStages - 1 - kInFlight;  // K tiles loading while one is multiplied
   extern __shared__ __align__(1024) unsigned char smem[];  // stages start on swizzle-pattern boundaries
 
   const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
@@ -68,7 +69,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                          Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
     }
     wgmma_commit();
-    wgmma_wait<1>();
+    wgmma_wait<kInFlight>();
     wgmma_fence_operands(acc);
     stage = stage + 1 < kStages ? stage + 1 : 0;
   }
