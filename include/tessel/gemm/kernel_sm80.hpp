@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // prologue: tiles 0 .. Stages-2 in flight
   int itile_to_read = tile_begin;
   for (int stage = 0; stage < kStages - 1; ++stage) {
-    if (itile_to_read < tile_end) load_tile(stage);
+    if (itile_to_read < tile_end) load_tile(itile_to_read, stage);
     ++itile_to_read;
     cp_async_commit_group();
   }
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, ik_next), tXrB(_, _, ik_next));
       if (ik == 0) {
         if (itile_to_read < tile_end) {
-          load_tile(ismem_write);
+          load_tile(itile_to_read, ismem_write);
           ismem_write = (ismem_write + 1) % kStages;
         }
         ++itile_to_read;

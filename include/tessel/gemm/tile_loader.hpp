@@ -4,11 +4,11 @@
 //
 //   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch,
 //                                                    tile_begin, smem);
-//   load_tile(stage);   // the next K tile (tile_begin, tile_begin + 1, ...) -> ring stage `stage`
+//   load_tile(t, stage);   // K tile t -> ring stage `stage`; call in order of t from tile_begin
 //
 // ASource and BSource say where the operands come from: MatrixOperand, the strided matrices
-// p.a / p.b (MatrixLoader below; edge vectors zero-filled with Edges); or an implicit operand
-// such as convolution's activations (conv/*_operand_sm80.hpp). Both give each thread a loader,
+// p.a / p.b (edge vectors zero-filled with Edges); or an implicit operand such as
+// convolution's activations (conv/*_operand_sm80.hpp), which gives each thread a loader,
 //   make_loader(AtomOrigins origin, int mn0, int k0, int tile_k)   the thread's copy atoms'
 //       (mn, k) in the tile, the tile's first row (A) or column (B), the first K index
 //   loader.load<Op>(smem_dst, base)   once per K tile, in order: zero-fill what lies outside
@@ -54,56 +54,7 @@ __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
 }
 }  // namespace detail
 
-// A thread's loader of a strided matrix operand: each copy atom's global address, fixed at the
-// block's first K tile and moved by one K tile per load, so a load costs an add and (with
-// Edges) a predicate per atom. The predicate: the atom's MN row inside the matrix (decided
-// once) and its K column before K (checked only in a tile that crosses K).
-template <class Element, bool Edges, int kAccess, int kAtoms, int kTileK>
-struct MatrixLoader {
-  Element const* src[kAtoms];
-  int col[kAtoms];        // the atom's K column in the tile
-  unsigned rows_inside;   // bit i: atom i's MN row lies inside the matrix
-  int k0, k;              // the next tile's first K index; the matrix's K
-  std::ptrdiff_t k_step;  // elements between K tiles
-
-  template <class Op, class Dst>
-  __device__ void load(Dst&& dst, Element const* base) {
-    auto d = detail::group_atom_values<kAccess>(dst);  // (AtomV, atoms)
-    const bool whole = k0 + kTileK <= k;
-    for (int i = 0; i < kAtoms; ++i) {
-      if constexpr (Edges) {
-        const bool inside = ((rows_inside >> i) & 1u) && (whole || k0 + col[i] < k);
-        detail::call_copy_op_if<Op>(inside ? src[i] : base, d(make_coord(0, i)), inside);
-      } else {
-        detail::call_copy_op<Op>(*src[i], d(make_coord(0, i)));
-      }
-      src[i] += k_step;
-    }
-    k0 += kTileK;
-  }
-};
-
-// The loader of thread partition `part` (CPY,CPY_MN,CPY_K) of K tile `tile_begin` of a matrix
-// operand, its atoms at `origin` in the tile, `rows` of the tile inside the matrix.
-template <bool Edges, int kTileK, int kAccess, int kAtoms, class Part, class Element>
-__device__ MatrixLoader<Element, Edges, kAccess, kAtoms, kTileK> make_matrix_loader(
-    Part const& part, AtomOrigins<kAccess, kAtoms> const& origin, int rows, int tile_begin, int k,
-    std::ptrdiff_t k_step, Element const*) {
-  MatrixLoader<Element, Edges, kAccess, kAtoms, kTileK> l;
-  auto s = detail::group_atom_values<kAccess>(part);  // (AtomV, atoms)
-  l.rows_inside = 0;
-  for (int i = 0; i < kAtoms; ++i) {
-    l.src[i] = &s(make_coord(0, i)) + tile_begin * k_step;
-    l.col[i] = origin.col[i];
-    l.rows_inside |= unsigned(origin.row[i] < rows) << i;
-  }
-  l.k0 = tile_begin * kTileK;
-  l.k = k;
-  l.k_step = k_step;
-  return l;
-}
-
-// Returns the block's load_tile(stage). smem holds Config::kStages stages of A, then of B.
+// Returns the block's load_tile(t, stage). smem holds Config::kStages stages of A, then of B.
 template <class Config, bool Edges, class ASource, class BSource>
 __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_source, BSource const& b_source,
                                  TileCoord tile, int batch, int tile_begin, unsigned char* smem) {
@@ -154,12 +105,9 @@ __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_sourc
       g2s_thr_b.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
   // An implicit operand loads through its own per-thread loader (one call per K tile, in order
   // from tile_begin).
-  const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
-  const int rows_b = p.n - tile.n * Config::kTileN;
   auto a_loader = [&] {
     if constexpr (kMatrixA) {
-      static_assert(kAtomsA <= 32, "make_tile_loader: at most 32 copy atoms per thread (a 32-bit row mask)");
-      return make_matrix_loader<Edges, Config::kTileK>(tAgA, origin_a, rows_a, tile_begin, p.k, k_step_a, a);
+      return 0;
     } else {
       static_assert(decltype(size<2>(tAsA))::value == 1,
                     "make_tile_loader: an implicit A needs each thread's copy atoms in one column (CPY_K == 1)");
@@ -168,19 +116,35 @@ __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_sourc
   }();
   auto b_loader = [&] {
     if constexpr (kMatrixB) {
-      static_assert(kAtomsB <= 32, "make_tile_loader: at most 32 copy atoms per thread (a 32-bit row mask)");
-      return make_matrix_loader<Edges, Config::kTileK>(tBgB, origin_b, rows_b, tile_begin, p.k, k_step_b, b);
+      return 0;
     } else {
       static_assert(decltype(size<1>(tBsB))::value == 1,
                     "make_tile_loader: an implicit B needs each thread's copy atoms in one row of N (CPY_N == 1)");
       return b_source.make_loader(origin_b, tile.n * Config::kTileN, tile_begin * Config::kTileK, Config::kTileK);
     }
   }();
-  using OpA = std::conditional_t<Edges, typename Config::OperandA::G2SEdgeOp, typename Config::OperandA::G2SOp>;
-  using OpB = std::conditional_t<Edges, typename Config::OperandB::G2SEdgeOp, typename Config::OperandB::G2SOp>;
-  return [=](int stage) mutable {  // the next K tile -> pipeline stage
-    a_loader.template load<OpA>(make_tensor(tAsA.data() + stage * kStageA, tAsA.layout()), a);
-    b_loader.template load<OpB>(make_tensor(tBsB.data() + stage * kStageB, tBsB.layout()), b);
+  const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
+  const int rows_b = p.n - tile.n * Config::kTileN;
+  const int k = p.k;
+  return [=](int t, int stage) mutable {  // K tile t -> pipeline stage
+    auto at = [](auto const& x, std::ptrdiff_t shift) { return make_tensor(x.data() + shift, x.layout()); };
+    const int k0 = t * Config::kTileK;
+    auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < k; };
+    auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < k; };
+    if constexpr (!kMatrixA) {
+      a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
+    } else if constexpr (Edges) {
+      copy_if(g2s_a, in_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
+    } else {
+      copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA));
+    }
+    if constexpr (!kMatrixB) {
+      b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
+    } else if constexpr (Edges) {
+      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
+    } else {
+      copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB));
+    }
   };
 }
 #endif
