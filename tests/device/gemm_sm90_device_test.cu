@@ -94,18 +94,6 @@ TEST(GemmSm90, FewerKTilesThanStages) { run_and_check<GemmConfigSm90<128, 128, 3
 TEST(GemmSm90, EdgesOneByOne) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(1, 1, 8, 11); }
 TEST(GemmSm90, EdgesPrimes) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(17, 131, 40, 12); }
 TEST(GemmSm90, EdgesOnePastATileMnMajor) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, MN, MN>>(136, 264, 72, 13); }
-// The warp-specialized kernel (two load warps; kernel_sm90_ws.hpp).
-template <int TileM, int TileN, class E, Major A, Major B, int Stages = 6>
-using Ws = GemmConfigSm90<TileM, TileN, 32, Stages, E, A, B, 1, 8, 2>;
-TEST(GemmSm90WarpSpecialized, KMajorBoth) { run_and_check<Ws<128, 128, Half, K, K>>(256, 384, 640, 21); }
-TEST(GemmSm90WarpSpecialized, MnMajorBoth) { run_and_check<Ws<128, 128, BFloat16, MN, MN>>(256, 256, 256, 22); }
-TEST(GemmSm90WarpSpecialized, NarrowTileN64) { run_and_check<Ws<128, 64, Half, K, MN>>(256, 192, 256, 23); }
-TEST(GemmSm90WarpSpecialized, ShortTileM64) { run_and_check<Ws<64, 128, Half, MN, MN>>(192, 256, 256, 24); }
-TEST(GemmSm90WarpSpecialized, FewerKTilesThanStages) { run_and_check<Ws<128, 128, Half, K, K>>(128, 128, 64, 25); }
-TEST(GemmSm90WarpSpecialized, ThreeStagesManyTiles) { run_and_check<Ws<128, 128, Half, K, K, 3>>(128, 256, 2048, 26); }
-TEST(GemmSm90WarpSpecialized, EdgesPrimes) { run_and_check<Ws<128, 128, Half, K, K>>(17, 131, 40, 27); }
-TEST(GemmSm90WarpSpecialized, SplitK) { run_and_check<Ws<128, 128, Half, K, MN>>(130, 200, 1000, 28, 3); }
-
 TEST(GemmSm90, SplitK) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, MN>>(130, 200, 1000, 14, 3); }
 
 }  // namespace

@@ -46,7 +46,6 @@ struct GemmConfigSm80 {
   using Mma = TiledMMA<MmaOp, Layout<Shape<Int<WarpsM>, Int<WarpsN>, Int<1>>>,
                        Tile<Int<16 * WarpsM>, Int<16 * WarpsN>, Int<16>>>;
   static constexpr int kThreads = Mma::kThreads;
-  static constexpr int kLoadThreads = kThreads, kBlockThreads = kThreads;  // every thread loads and multiplies
 
   // ---- the operands: shared-memory layouts (Tile, TileK, Stages), global -> shared copies
   // (G2S unpredicated, G2SEdge zero-filling past the edges), shared -> register ldmatrix.

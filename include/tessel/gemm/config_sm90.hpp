@@ -46,8 +46,7 @@ struct GmmaOperand {
 };
 
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
-          Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1, int Access = 8,
-          int LoadWarps = 0>
+          Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1, int Access = 8>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
@@ -59,14 +58,8 @@ struct GemmConfigSm90 {
   static constexpr Major kMajorA = MajorA, kMajorB = MajorB;
   static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
 
-  // ---- two warpgroups: stacked along M for a 128-row tile, side by side along N for 64 rows.
-  // LoadWarps = 0: they also load (kernel_sm90.hpp); else LoadWarps more warps do all loads
-  // and the two warpgroups only multiply (kernel_sm90_ws.hpp, "warp-specialized").
-  static constexpr int kThreads = 256;  // the MMA warpgroups, which also run the epilogue
-  static constexpr int kLoadWarps = LoadWarps;
-  static constexpr int kLoadThreads = LoadWarps > 0 ? 32 * LoadWarps : kThreads;
-  static constexpr int kBlockThreads = kThreads + (LoadWarps > 0 ? kLoadThreads : 0);
-  static_assert(LoadWarps >= 0 && LoadWarps <= 4, "GemmConfigSm90: 0 to 4 load warps");
+  // ---- two warpgroups: stacked along M for a 128-row tile, side by side along N for 64 rows
+  static constexpr int kThreads = 256;
   static constexpr int kWarpGroupsM = TileM / 64, kWarpGroupsN = 2 / kWarpGroupsM;
   static constexpr int kWgTileN = TileN / kWarpGroupsN;  // each warpgroup: 64 x kWgTileN
   static constexpr int kAccumulators = kWgTileN / 2;     // fp32 registers per thread
@@ -81,8 +74,8 @@ struct GemmConfigSm90 {
   static_assert(std::is_same_v<ElementAB, Half> || std::is_same_v<ElementAB, BFloat16>,
                 "GemmConfigSm90: the inputs must be Half or BFloat16");
 
-  using OperandA = OperandSm80<ElementAB, MajorA, TileM, TileK, Stages, kLoadThreads, Access>;
-  using OperandB = OperandSm80<ElementAB, MajorB, TileN, TileK, Stages, kLoadThreads, Access>;
+  using OperandA = OperandSm80<ElementAB, MajorA, TileM, TileK, Stages, kThreads, Access>;
+  using OperandB = OperandSm80<ElementAB, MajorB, TileN, TileK, Stages, kThreads, Access>;
   using G2SA = typename OperandA::G2S;
   using G2SB = typename OperandB::G2S;
   using G2SEdgeA = typename OperandA::G2SEdge;
@@ -98,9 +91,7 @@ struct GemmConfigSm90 {
   // ---- epilogue: the sm80 one (epilogue_sm80.hpp), staged in the same swizzled fp32 tile
   using SmemLayoutC = EpilogueSmemLayout<TileM, TileN>;
   static constexpr int kSmemBytesC = TileM * TileN * int(sizeof(Accumulator));
-  static constexpr int kSmemBytesData = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
-  // The warp-specialized kernel's mbarriers (full and empty per stage) follow the data.
-  static constexpr int kSmemBytes = kSmemBytesData + (LoadWarps > 0 ? 2 * Stages * 8 : 0);
+  static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
   static_assert(kSmemBytes <= 227 * 1024, "GemmConfigSm90: more than 227 KiB of shared memory per block");
 };
 

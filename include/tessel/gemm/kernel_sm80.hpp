@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int batch = int(blockIdx.z) / p.splits, split = int(blockIdx.z) % p.splits;
   const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
   const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
-  auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem, int(threadIdx.x));
+  auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
   const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
   const int rows_b = p.n - tile.n * Config::kTileN;
   const int tid = threadIdx.x;

@@ -27,7 +27,6 @@ namespace tessel {
 template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
 __global__ void __launch_bounds__(Config::kThreads)
     gemm_kernel_sm90(GemmParamsSm80 p, ASource a_source, BSource b_source) {
-  static_assert(Config::kLoadWarps == 0, "gemm_kernel_sm90: a config with load warps runs gemm_kernel_sm90_ws");
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   constexpr int kStages = Config::kStages;
   constexpr int kInFlight = Config::kMmaInFlight;
@@ -39,7 +38,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int batch = int(blockIdx.z) / p.splits, split = int(blockIdx.z) % p.splits;
   const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
   const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
-  auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem, int(threadIdx.x));
+  auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
 
   const int wg = int(threadIdx.x) / 128;
   const int wg_m = wg % Config::kWarpGroupsM, wg_n = wg / Config::kWarpGroupsM;

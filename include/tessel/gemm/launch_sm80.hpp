@@ -12,8 +12,7 @@ namespace tessel {
 
 #if defined(__CUDACC__)
 namespace detail {
-// One block of Config::kBlockThreads per tile of Config, one grid layer per batch and split,
-// Config::kSmemBytes of dynamic shared memory.
+// One block per tile of Config, one grid layer per batch and split, Config::kSmemBytes.
 template <class Config, class Kernel, class ASource, class BSource>
 cudaError_t launch_tiles(Kernel kernel, GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a,
                          BSource const& b) {
@@ -26,7 +25,7 @@ cudaError_t launch_tiles(Kernel kernel, GemmParamsSm80 const& p, int batch, cuda
   const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
   const int tiles_n = (p.n + Config::kTileN - 1) / Config::kTileN;
   dim3 grid(unsigned(tiles_m) * unsigned(tiles_n), 1, unsigned(batch) * unsigned(p.splits));
-  kernel<<<grid, Config::kBlockThreads, Config::kSmemBytes, stream>>>(p, a, b);
+  kernel<<<grid, Config::kThreads, Config::kSmemBytes, stream>>>(p, a, b);
   return cudaGetLastError();
 }
 }  // namespace detail

@@ -3,7 +3,7 @@
 // narrow path's element copies) into the swizzled shared-memory ring of operand_sm80.hpp.
 //
 //   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch,
-//                                                    tile_begin, smem, tid);
+//                                                    tile_begin, smem);
 //   load_tile(t, stage);   // K tile t -> ring stage `stage`; call in order of t from tile_begin
 //
 // ASource and BSource say where the operands come from: MatrixOperand, the strided matrices
@@ -54,11 +54,10 @@ __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
 }
 }  // namespace detail
 
-// Returns the block's load_tile(t, stage) for thread `tid` of the Config::kLoadThreads that load.
-// smem holds Config::kStages stages of A, then of B.
+// Returns the block's load_tile(t, stage). smem holds Config::kStages stages of A, then of B.
 template <class Config, bool Edges, class ASource, class BSource>
 __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_source, BSource const& b_source,
-                                 TileCoord tile, int batch, int tile_begin, unsigned char* smem, int tid) {
+                                 TileCoord tile, int batch, int tile_begin, unsigned char* smem) {
   constexpr bool kMatrixA = std::is_same_v<ASource, MatrixOperand>;
   constexpr bool kMatrixB = std::is_same_v<BSource, MatrixOperand>;
   static_assert(kMatrixA || (Edges && Config::kMajorA == Major::kK),
@@ -83,6 +82,7 @@ __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_sourc
   auto sA = make_tensor(make_smem_ptr(smem_a), typename Config::OperandA::SmemStageLayout{});  // (BLK_M,BLK_K)
   auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::OperandB::SmemStageLayout{});  // (BLK_N,BLK_K)
 
+  const int tid = threadIdx.x;
   std::conditional_t<Edges, typename Config::G2SEdgeA, typename Config::G2SA> g2s_a;
   std::conditional_t<Edges, typename Config::G2SEdgeB, typename Config::G2SB> g2s_b;
   auto g2s_thr_a = g2s_a.get_slice(tid);
