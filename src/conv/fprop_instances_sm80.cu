@@ -1,7 +1,6 @@
 #include "conv/fprop_instances_sm80.hpp"
 #include "tessel/gemm/launch_sm80.hpp"
 #include "tessel/gemm/launch_sm90.hpp"
-#include "tessel/gemm/tma_operand.hpp"
 
 namespace tessel::sm80 {
 namespace {
@@ -12,18 +11,9 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<
   if (narrow) return launch_gemm_sm80<FpropConfig<Element, 1>, true>(p, 1, stream, a);
   if constexpr (Family == ConvIterator::kOptimized) {
 #if defined(TESSEL_HAS_SM90A)
-    if (tile.wgmma) {
-      // The filter (K, RSC) is a plain K-major matrix: the TMA engine loads it. A map the
-      // engine cannot describe keeps it on cp.async.
-      TmaMatrixOperand b;
-      const bool tma = make_tma_matrix_operand(b, p.b, p.n, p.k, p.ldb, tile.n, tile.k) == cudaSuccess;
-      if (tile.small()) {
-        using Config = FpropConfigSm90<Element, kConvSmallTile>;
-        return tma ? launch_gemm_sm90<Config, true>(p, 1, stream, a, b) : launch_gemm_sm90<Config, true>(p, 1, stream, a);
-      }
-      using Config = FpropConfigSm90<Element>;
-      return tma ? launch_gemm_sm90<Config, true>(p, 1, stream, a, b) : launch_gemm_sm90<Config, true>(p, 1, stream, a);
-    }
+    if (tile.wgmma && tile.small())
+      return launch_gemm_sm90<FpropConfigSm90<Element, kConvSmallTile>, true>(p, 1, stream, a);
+    if (tile.wgmma) return launch_gemm_sm90<FpropConfigSm90<Element>, true>(p, 1, stream, a);
 #endif
     if (tile.small())
       return launch_gemm_sm80<FpropConfig<Element, 8, kConvSmallTile>, true>(p, 1, stream, a);

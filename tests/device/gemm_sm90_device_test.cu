@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "tessel/gemm/launch_sm90.hpp"
-#include "tessel/gemm/tma_operand.hpp"
 
 namespace tessel {
 namespace {
@@ -27,9 +26,8 @@ bool is_sm90() {
 
 // D (M,N) f32 = A (M,K) * B (N,K)^T; an MN-major operand is stored (K, MN) with ld = MN.
 // splits > 1: each split writes its own (M,N) slice of D, summed here.
-// tma_b: B (K-major) comes through the TMA engine (tma_operand.hpp) instead of cp.async.
 template <class Config>
-void run_and_check(int m, int n, int k, unsigned seed, int splits = 1, bool tma_b = false) {
+void run_and_check(int m, int n, int k, unsigned seed, int splits = 1) {
   if (!is_sm90()) GTEST_SKIP() << "the wgmma kernel needs a compute capability 9.0 device";
   using T = std::conditional_t<std::is_same_v<typename Config::Element, Half>, __half, __nv_bfloat16>;
   constexpr bool kMnA = Config::kMajorA == Major::kMN, kMnB = Config::kMajorB == Major::kMN;
@@ -62,13 +60,7 @@ void run_and_check(int m, int n, int k, unsigned seed, int splits = 1, bool tma_
   GemmParamsSm80 p{d_a, d_b, m, n, k, kMnA ? m : k, kMnB ? n : k, 0, 0, splits, per_split, {}};
   p.epilogue = EpilogueParams{d_d, nullptr, nullptr, n, 0, std::int64_t(m) * n, 0, 1.0f, 0.0f, BiasMode::kNone,
                               Activation::kNone, DataType::kF32, n % 4 == 0};
-  if (tma_b) {
-    TmaMatrixOperand b_map;
-    ASSERT_EQ(make_tma_matrix_operand(b_map, d_b, n, k, k, Config::kTileN, Config::kTileK), cudaSuccess);
-    ASSERT_EQ((launch_gemm_sm90<Config, true>(p, 1, nullptr, MatrixOperand{}, b_map)), cudaSuccess);
-  } else {
-    ASSERT_EQ((launch_gemm_sm90<Config, true>(p, 1, nullptr)), cudaSuccess);
-  }
+  ASSERT_EQ((launch_gemm_sm90<Config, true>(p, 1, nullptr)), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> d(size_t(splits) * m * n);
   cudaMemcpy(d.data(), d_d, d.size() * 4, cudaMemcpyDeviceToHost);
@@ -102,15 +94,6 @@ TEST(GemmSm90, FewerKTilesThanStages) { run_and_check<GemmConfigSm90<128, 128, 3
 TEST(GemmSm90, EdgesOneByOne) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(1, 1, 8, 11); }
 TEST(GemmSm90, EdgesPrimes) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(17, 131, 40, 12); }
 TEST(GemmSm90, EdgesOnePastATileMnMajor) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, MN, MN>>(136, 264, 72, 13); }
-TEST(GemmSm90TmaB, KMajorBoth) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(256, 384, 640, 31, 1, true); }
-TEST(GemmSm90TmaB, MnMajorA) { run_and_check<GemmConfigSm90<128, 128, 32, 6, BFloat16, MN, K>>(256, 256, 256, 32, 1, true); }
-TEST(GemmSm90TmaB, NarrowTileN64) { run_and_check<GemmConfigSm90<128, 64, 32, 6, Half, K, K>>(256, 192, 256, 33, 1, true); }
-TEST(GemmSm90TmaB, ShortTileM64) { run_and_check<GemmConfigSm90<64, 128, 32, 6, Half, MN, K>>(192, 256, 256, 34, 1, true); }
-TEST(GemmSm90TmaB, FewerKTilesThanStages) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(128, 128, 64, 35, 1, true); }
-TEST(GemmSm90TmaB, ManyRoundsOfTheRing) { run_and_check<GemmConfigSm90<128, 128, 32, 3, Half, K, K>>(128, 256, 2048, 36, 1, true); }
-TEST(GemmSm90TmaB, EdgesZeroFilled) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(17, 131, 40, 37, 1, true); }
-TEST(GemmSm90TmaB, SplitK) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(130, 200, 1000, 38, 3, true); }
-
 TEST(GemmSm90, SplitK) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, MN>>(130, 200, 1000, 14, 3); }
 
 }  // namespace

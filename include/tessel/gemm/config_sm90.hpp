@@ -91,9 +91,7 @@ struct GemmConfigSm90 {
   // ---- epilogue: the sm80 one (epilogue_sm80.hpp), staged in the same swizzled fp32 tile
   using SmemLayoutC = EpilogueSmemLayout<TileM, TileN>;
   static constexpr int kSmemBytesC = TileM * TileN * int(sizeof(Accumulator));
-  static constexpr int kSmemBytesData = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
-  // One mbarrier per stage follows the data: a TMA-loaded B (tma_operand.hpp) signals on it.
-  static constexpr int kSmemBytes = kSmemBytesData + 8 * Stages;
+  static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
   static_assert(kSmemBytes <= 227 * 1024, "GemmConfigSm90: more than 227 KiB of shared memory per block");
 };
 

@@ -19,8 +19,6 @@
 #include "tile_loader.hpp"
 #include "tile_scheduler.hpp"
 #include "tessel/arch/sm80.hpp"
-#include "tessel/arch/sm90/mbarrier.hpp"
-#include "tessel/arch/sm90/tma.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
 
 namespace tessel {
@@ -28,7 +26,7 @@ namespace tessel {
 #if defined(__CUDACC__)
 template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
 __global__ void __launch_bounds__(Config::kThreads)
-    gemm_kernel_sm90(GemmParamsSm80 p, ASource a_source, const __grid_constant__ BSource b_source) {
+    gemm_kernel_sm90(GemmParamsSm80 p, ASource a_source, BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   constexpr int kStages = Config::kStages;
   constexpr int kInFlight = Config::kMmaInFlight;
@@ -41,25 +39,6 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
   const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
-  // A TMA-loaded B: thread 0 issues each K tile's box; it lands on the stage's mbarrier.
-  constexpr bool kTmaB = LoadedByTma<BSource>::value;
-  auto* b_landed = reinterpret_cast<std::uint64_t*>(smem + Config::kSmemBytesData);  // (Stages)
-  if constexpr (kTmaB) {
-    if (threadIdx.x == 0) {
-      for (int s = 0; s < kStages; ++s) mbarrier_init(&b_landed[s], 1);
-    }
-    __syncthreads();
-  }
-  auto load = [&](int t, int s) {  // K tile t -> stage s
-    load_tile(t, s);
-    if constexpr (kTmaB) {
-      if (threadIdx.x == 0) {
-        mbarrier_arrive_expect_tx(&b_landed[s], Config::kStageBytesB);
-        tma_load_2d(smem + kStages * Config::kStageBytesA + s * Config::kStageBytesB, &b_source.map,
-                    t * Config::kTileK, tile.n * Config::kTileN, &b_landed[s]);
-      }
-    }
-  };
 
   const int wg = int(threadIdx.x) / 128;
   const int wg_m = wg % Config::kWarpGroupsM, wg_n = wg / Config::kWarpGroupsM;
@@ -69,7 +48,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   for (int i = 0; i < Config::kAccumulators; ++i) acc[i] = 0.0f;
 
   for (int s = 0; s < kPrefetch; ++s) {
-    if (tile_begin + s < tile_end) load(tile_begin + s, s);
+    if (tile_begin + s < tile_end) load_tile(tile_begin + s, s);
     cp_async_commit_group();
   }
   int stage = 0;
@@ -78,9 +57,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     fence_proxy_async();                   // ... is visible to wgmma ...
     __syncthreads();                       // ... and so are the other threads' parts
     const int refill = stage + kPrefetch < kStages ? stage + kPrefetch : stage + kPrefetch - kStages;
-    if (t + kPrefetch < tile_end) load(t + kPrefetch, refill);
+    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, refill);
     cp_async_commit_group();
-    if constexpr (kTmaB) mbarrier_wait(&b_landed[stage], ((t - tile_begin) / kStages) & 1);
 
     wgmma_fence_operands(acc);
     wgmma_fence();

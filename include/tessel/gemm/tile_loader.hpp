@@ -41,11 +41,6 @@ struct GemmParamsSm80 {
 // The operand is the strided matrix of GemmParamsSm80 (a, lda, a_batch_stride; or b, ...).
 struct MatrixOperand {};
 
-// Whether the operand source is loaded by the TMA engine (tma_operand.hpp), not by the threads:
-// the tile loader then leaves it alone and the sm90 kernel issues its boxes.
-template <class Source>
-struct LoadedByTma : std::false_type {};
-
 #if defined(__CUDACC__)
 namespace detail {
 // An operand's (MN,K) global tensor: K-major (ld,1) or MN-major (1,ld).
@@ -64,11 +59,10 @@ template <class Config, bool Edges, class ASource, class BSource>
 __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_source, BSource const& b_source,
                                  TileCoord tile, int batch, int tile_begin, unsigned char* smem) {
   constexpr bool kMatrixA = std::is_same_v<ASource, MatrixOperand>;
-  constexpr bool kTmaB = LoadedByTma<BSource>::value;
   constexpr bool kMatrixB = std::is_same_v<BSource, MatrixOperand>;
   static_assert(kMatrixA || (Edges && Config::kMajorA == Major::kK),
                 "make_tile_loader: an implicit A operand needs the predicated (Edges) variant and a K-major A");
-  static_assert(kMatrixB || kTmaB || (Edges && Config::kMajorB == Major::kMN),
+  static_assert(kMatrixB || (Edges && Config::kMajorB == Major::kMN),
                 "make_tile_loader: an implicit B operand needs the predicated (Edges) variant and an MN-major B");
   using Element = typename Config::Element;
   constexpr int kAccess = Config::kAccess;
@@ -121,7 +115,7 @@ __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_sourc
     }
   }();
   auto b_loader = [&] {
-    if constexpr (kMatrixB || kTmaB) {
+    if constexpr (kMatrixB) {
       return 0;
     } else {
       static_assert(decltype(size<1>(tBsB))::value == 1,
@@ -144,9 +138,7 @@ __device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_sourc
     } else {
       copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA));
     }
-    if constexpr (kTmaB) {
-      // issued by the kernel
-    } else if constexpr (!kMatrixB) {
+    if constexpr (!kMatrixB) {
       b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
     } else if constexpr (Edges) {
       copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
