@@ -255,6 +255,13 @@ tessel_status_t tessel_conv2d_fprop_validate(const tessel_conv2d_fprop_args_t* a
 tessel_status_t tessel_conv2d_dgrad_validate(const tessel_conv2d_dgrad_args_t* args);
 tessel_status_t tessel_conv2d_wgrad_validate(const tessel_conv2d_wgrad_args_t* args);
 
+/* The output size of *problem, P (rows) into *p and Q (columns) into *q:
+ *   P = (H + 2*pad_h - dilation_h*(R-1) - 1) / stride_h + 1,  Q likewise with W, S, pad_w, ...
+ * after checking the problem as the run functions do. A NULL pointer or a problem they would
+ * refuse (e.g. P < 1) returns its status, with the message in tessel_get_last_error(), and
+ * leaves *p and *q unchanged. Y (fprop) and dY (dgrad, wgrad) are N x P x Q x K. */
+tessel_status_t tessel_conv2d_output_size(const tessel_conv2d_problem_t* problem, int* p, int* q);
+
 /* The message of the last failing call on this thread that returns a tessel_status_t
  * (tessel_gemm*, tessel_conv2d_*), or "" when the last such call succeeded (or none was
  * made). Never NULL. The text belongs to the library and stays valid until the next such

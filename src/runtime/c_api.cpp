@@ -282,6 +282,24 @@ tessel_status_t tessel_conv2d_wgrad_validate(const tessel_conv2d_wgrad_args_t* a
       [](const tessel::Conv2dWgradArguments& a) { return tessel::validate(a); });
 }
 
+tessel_status_t tessel_conv2d_output_size(const tessel_conv2d_problem_t* problem, int* p, int* q) {
+  using tessel::StatusCode;
+  try {
+    const char* missing = problem == nullptr ? "problem" : p == nullptr ? "p" : q == nullptr ? "q" : nullptr;
+    if (missing != nullptr) {
+      return tessel::finish(StatusCode::kInvalidArgument,
+                            std::string("tessel_conv2d_output_size: ") + missing + " is NULL");
+    }
+    const tessel::Conv2dProblem pb = tessel::to_cpp(*problem);
+    if (tessel::Status s = tessel::validate(pb); !s) return tessel::finish(s.code(), s.message());
+    *p = pb.p();
+    *q = pb.q();
+    return tessel::finish(StatusCode::kSuccess, "");
+  } catch (const std::exception& e) {
+    return tessel::finish(StatusCode::kInternal, std::string("tessel_conv2d_output_size: internal error: ") + e.what());
+  }
+}
+
 const char* tessel_get_last_error(void) { return tessel::last_error.c_str(); }
 
 const char* tessel_status_string(tessel_status_t status) {

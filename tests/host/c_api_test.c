@@ -48,6 +48,8 @@ const char* c_conv_output_overlapping_an_input_is_invalid(void);
 const char* c_conv_bad_problem_is_an_invalid_argument(void);
 const char* c_conv_zero_sizes_are_invalid(void);
 const char* c_conv_run_functions_refuse_bad_arguments_without_a_gpu(void);
+const char* c_conv_output_size_is_the_formula(void);
+const char* c_conv_output_size_refuses_what_the_run_functions_refuse(void);
 
 static const void* fake_address(uintptr_t address) { return (const void*)address; }
 
@@ -525,5 +527,46 @@ const char* c_conv_run_functions_refuse_bad_arguments_without_a_gpu(void) {
   w.x = fake_address(0x20000001u);
   CHECK(tessel_conv2d_wgrad(&w, NULL) == TESSEL_ERROR_MISALIGNED);
   CHECK(contains(tessel_get_last_error(), "wgrad: x is not aligned"));
+  return NULL;
+}
+
+/* The ResNet-50 stem (224, 7x7, pad 3, stride 2) gives 112; a dilated, strided, unevenly
+ * padded filter works the formula on each axis separately. */
+const char* c_conv_output_size_is_the_formula(void) {
+  tessel_conv2d_fprop_args_t args;
+  int p = -1, q = -1;
+  tessel_conv2d_fprop_args_init(&args);
+  args.problem.n = 1, args.problem.h = 224, args.problem.w = 224, args.problem.c = 3, args.problem.k = 64;
+  args.problem.r = 7, args.problem.s = 7, args.problem.pad_h = 3, args.problem.pad_w = 3;
+  args.problem.stride_h = 2, args.problem.stride_w = 2;
+  CHECK(tessel_conv2d_output_size(&args.problem, &p, &q) == TESSEL_SUCCESS);
+  CHECK(p == 112 && q == 112);
+  CHECK(strcmp(tessel_get_last_error(), "") == 0);
+  /* H = 20: (20 + 2*1 - 3*(3-1) - 1) / 2 + 1 = 8;  W = 17: (17 + 0 - 1*(5-1) - 1) / 3 + 1 = 5 */
+  args.problem.h = 20, args.problem.w = 17, args.problem.r = 3, args.problem.s = 5;
+  args.problem.pad_h = 1, args.problem.pad_w = 0, args.problem.stride_h = 2, args.problem.stride_w = 3;
+  args.problem.dilation_h = 3, args.problem.dilation_w = 1;
+  CHECK(tessel_conv2d_output_size(&args.problem, &p, &q) == TESSEL_SUCCESS);
+  CHECK(p == 8 && q == 5);
+  return NULL;
+}
+
+const char* c_conv_output_size_refuses_what_the_run_functions_refuse(void) {
+  tessel_conv2d_fprop_args_t args = valid_fprop_args();
+  int p = -1, q = -1;
+  CHECK(tessel_conv2d_output_size(NULL, &p, &q) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "problem is NULL"));
+  CHECK(tessel_conv2d_output_size(&args.problem, NULL, &q) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "p is NULL"));
+  CHECK(tessel_conv2d_output_size(&args.problem, &p, NULL) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "q is NULL"));
+  args.problem.r = 11; /* taller than the padded image: P < 1 */
+  CHECK(tessel_conv2d_output_size(&args.problem, &p, &q) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "output height P"));
+  args = valid_fprop_args();
+  args.problem.stride_h = 0;
+  CHECK(tessel_conv2d_output_size(&args.problem, &p, &q) == TESSEL_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(tessel_get_last_error(), "stride_h = 0 must be at least 1"));
+  CHECK(p == -1 && q == -1); /* untouched on failure */
   return NULL;
 }

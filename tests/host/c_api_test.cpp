@@ -52,6 +52,8 @@ TESSEL_C_API_TEST(conv_output_overlapping_an_input_is_invalid)
 TESSEL_C_API_TEST(conv_bad_problem_is_an_invalid_argument)
 TESSEL_C_API_TEST(conv_zero_sizes_are_invalid)
 TESSEL_C_API_TEST(conv_run_functions_refuse_bad_arguments_without_a_gpu)
+TESSEL_C_API_TEST(conv_output_size_is_the_formula)
+TESSEL_C_API_TEST(conv_output_size_refuses_what_the_run_functions_refuse)
 
 namespace tessel {
 namespace {
