@@ -94,6 +94,10 @@ TEST(GemmSm90, FewerKTilesThanStages) { run_and_check<GemmConfigSm90<128, 128, 3
 TEST(GemmSm90, EdgesOneByOne) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(1, 1, 8, 11); }
 TEST(GemmSm90, EdgesPrimes) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, K>>(17, 131, 40, 12); }
 TEST(GemmSm90, EdgesOnePastATileMnMajor) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, MN, MN>>(136, 264, 72, 13); }
+// MmaInFlight = 0: each K tile's wgmmas finish before the next barrier; the ring refills the
+// stage just read (one more tile in flight), down to 2 stages.
+TEST(GemmSm90, NoMmaInFlight) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, MN, 0>>(256, 256, 1024, 15); }
+TEST(GemmSm90, NoMmaInFlightTwoStages) { run_and_check<GemmConfigSm90<128, 128, 64, 2, Half, MN, K, 0>>(136, 264, 520, 16); }
 TEST(GemmSm90, SplitK) { run_and_check<GemmConfigSm90<128, 128, 32, 6, Half, K, MN>>(130, 200, 1000, 14, 3); }
 
 }  // namespace
