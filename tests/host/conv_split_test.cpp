@@ -1,0 +1,70 @@
+// The conv runtime's split-K rule (src/conv/conv2d_common.cpp, choose_split) over many
+// generated GEMM shapes and SM counts: it splits only when the output's tiles fill less than
+// half the SMs, into at most 64 slices, each of at least 16 K tiles (32 on the wgmma kernel,
+// whose tile says so), no slice empty, every K tile in exactly one slice; plus the documented
+// example.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "conv/conv2d_common.hpp"
+
+namespace tessel {
+namespace {
+
+// Returns whether it split.
+bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms) {
+  const conv_detail::Split s = conv_detail::choose_split(m, n, k, tile, sms);
+  const long long tiles = (long long)((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n);
+  const int k_tiles = (k + tile.k - 1) / tile.k;
+  const int min_slice = tile.wgmma ? 32 : 16;
+  SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tile " << tile.m << "x" << tile.n << "x"
+                                    << tile.k << (tile.wgmma ? " wgmma" : "") << ", " << sms << " SMs");
+  if (s.splits == 1) {
+    EXPECT_FALSE(s.partials());
+    // Not split although it could have been: enough tiles, or too short a reduction.
+    EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || (2LL * sms + tiles - 1) / tiles < 2);
+    return false;
+  }
+  EXPECT_LE(2 * tiles, sms);
+  EXPECT_LE(s.splits, 64);
+  EXPECT_GE(s.k_tiles_per_split, min_slice);
+  EXPECT_GE((long long)s.splits * s.k_tiles_per_split, k_tiles);        // every K tile in a slice
+  EXPECT_LT((long long)(s.splits - 1) * s.k_tiles_per_split, k_tiles);  // and no slice empty
+  EXPECT_EQ(s.workspace_bytes(m, n), std::size_t(s.splits) * m * n * sizeof(float));
+  return true;
+}
+
+TEST(ConvSplitK, RuleHoldsOnGeneratedShapes) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> mn(1, 4096), deep(1, 1 << 17), sm(1, 200);
+  int split[2] = {0, 0};  // cases split, sm80 and wgmma tiles
+  for (int i = 0; i < 20000; ++i) {
+    const bool wgmma = i % 2 == 1;
+    const sm80::ConvTile tile = i % 3 == 0 ? sm80::conv_tile_n(64, false, true, wgmma)
+                                           : sm80::conv_tile_m(4096, false, wgmma);
+    split[wgmma] += check_rule(mn(rng), mn(rng) % 512 + 1, deep(rng), tile, sm(rng));
+  }
+  EXPECT_GT(split[0], 1000);  // both branches of the rule are exercised
+  EXPECT_GT(split[1], 1000);
+}
+
+TEST(ConvSplitK, TheDocumentedExample) {
+  // wgrad 64 -> 64 3x3 at N = 32, 56x56 on the sm80 kernel: GEMM 64 x 576 x 100352, 5 tiles,
+  // 3136 K tiles on 132 SMs -> 53 slices of 60.
+  const conv_detail::Split s = conv_detail::choose_split(64, 576, 100352, sm80::conv_tile_m(64, false, false), 132);
+  EXPECT_EQ(s.splits, 53);
+  EXPECT_EQ(s.k_tiles_per_split, 60);
+}
+
+TEST(ConvSplitK, TheWgmmaKernelCutsLongerSlices) {
+  // fprop 7x7 512 -> 512 3x3 at N = 32: GEMM 1568 x 512 x 4608, 13 x 4 = 52 tiles of 128, 144
+  // K tiles of 32. sm80: min(6, 144/16 = 9) = 6 slices of 24; wgmma: min(6, 144/32 = 4) = 4 of 36.
+  EXPECT_EQ(conv_detail::choose_split(1568, 512, 4608, sm80::conv_tile_n(512, false, true, false), 132).splits, 6);
+  const conv_detail::Split s = conv_detail::choose_split(1568, 512, 4608, sm80::conv_tile_n(512, false, true, true), 132);
+  EXPECT_EQ(s.splits, 4);
+  EXPECT_EQ(s.k_tiles_per_split, 36);
+}
+
+}  // namespace
+}  // namespace tessel
