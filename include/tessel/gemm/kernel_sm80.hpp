@@ -45,11 +45,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::OperandB::SmemStageLayout{});  // (BLK_N,BLK_K)
   auto at = [](auto const& t, std::ptrdiff_t shift) { return make_tensor(t.data() + shift, t.layout()); };
 
-  const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
-                                   (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
-  const int batch = int(blockIdx.z) / p.splits, split = int(blockIdx.z) % p.splits;
-  const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
-  const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
+  const auto [tile, batch, tile_begin, tile_end] = block_work<Config>(p);
   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
   const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
   const int rows_b = p.n - tile.n * Config::kTileN;

@@ -33,11 +33,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kPrefetch = kStages - 1 - kInFlight;  // K tiles loading while one is multiplied
   extern __shared__ __align__(1024) unsigned char smem[];  // stages start on swizzle-pattern boundaries
 
-  const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
-                                   (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
-  const int batch = int(blockIdx.z) / p.splits, split = int(blockIdx.z) % p.splits;
-  const int tile_begin = split * p.k_tiles_per_split;  // this block's K tiles
-  const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
+  const auto [tile, batch, tile_begin, tile_end] = block_work<Config>(p);
   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
 
   const int wg = int(threadIdx.x) / 128;

@@ -42,6 +42,25 @@ struct GemmParamsSm80 {
 struct MatrixOperand {};
 
 #if defined(__CUDACC__)
+// A block's share of the grid (both kernels): its output tile (blockIdx.x, rasterized), its
+// batch and its K split (blockIdx.z = batch * splits + split), and that split's K tiles
+// [tile_begin, tile_end).
+struct BlockWork {
+  TileCoord tile;
+  int batch, tile_begin, tile_end;
+};
+template <class Config>
+__device__ BlockWork block_work(GemmParamsSm80 const& p) {
+  const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
+                                   (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
+  const int split = int(blockIdx.z) % p.splits;
+  const int tile_begin = split * p.k_tiles_per_split;
+  const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
+  return {tile, int(blockIdx.z) / p.splits, tile_begin, tile_end};
+}
+#endif
+
+#if defined(__CUDACC__)
 namespace detail {
 // An operand's (MN,K) global tensor: K-major (ld,1) or MN-major (1,ld).
 template <Major M, class T>

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tessel/arch/address.hpp"
 #include "tessel/arch/config.hpp"
@@ -92,99 +93,61 @@ TESSEL_HOST_DEVICE inline void wgmma_fence_operands(float (&d)[N]) {
 #endif
 }
 
+// The asm operands of one wgmma: the accumulators (32 or 64 registers), then the two
+// descriptors, the accumulate flag and the two transposes, numbered after them.
+#define TESSEL_WGMMA_D0_31 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define TESSEL_WGMMA_D32_63 \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define TESSEL_WGMMA_R0_31 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define TESSEL_WGMMA_R32_63 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+// SHAPE, TYPE: the instruction's; REGS: its accumulator list; S, A, B, TA, TB: the operand
+// numbers of the accumulate flag, the descriptors and the transposes.
+#define TESSEL_WGMMA(SHAPE, TYPE, REGS, S, A, B, TA, TB, ...)                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" S ", 0;\n"                               \
+               "wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " {" REGS "}, %" A \
+               ", %" B ", p, 1, 1, %" TA ", %" TB ";\n}\n"                                     \
+               : __VA_ARGS__                                                                   \
+               : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)))
+
 // D (64 x N) (+)= A (64 x 16) * B (16 x N); accumulate == false ignores D's old value.
 // TransA / TransB: the operand is MN-major in shared memory (false: K-major).
 template <int N, class Element, bool TransA, bool TransB>
 struct Wgmma64xNx16 {
   static_assert(N == 64 || N == 128, "Wgmma64xNx16: N is 64 or 128 (the instances tessel uses)");
-};
+  static_assert(std::is_same_v<Element, Half> || std::is_same_v<Element, BFloat16>,
+                "Wgmma64xNx16: f16 or bf16 inputs");
 
-template <bool TransA, bool TransB>
-struct Wgmma64xNx16<64, Half, TransA, TransB> {
-  TESSEL_HOST_DEVICE static void mma(std::uint64_t desc_a, std::uint64_t desc_b, float (&d)[32], bool accumulate) {
+  TESSEL_HOST_DEVICE static void mma(std::uint64_t desc_a, std::uint64_t desc_b, float (&d)[N / 2], bool accumulate) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-      "%32, %33, p, 1, 1, %35, %36;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
+    constexpr bool kHalf = std::is_same_v<Element, Half>;
+    if constexpr (N == 64 && kHalf) {
+      TESSEL_WGMMA("m64n64k16", "f16", TESSEL_WGMMA_R0_31, "34", "32", "33", "35", "36", TESSEL_WGMMA_D0_31);
+    } else if constexpr (N == 64) {
+      TESSEL_WGMMA("m64n64k16", "bf16", TESSEL_WGMMA_R0_31, "34", "32", "33", "35", "36", TESSEL_WGMMA_D0_31);
+    } else if constexpr (kHalf) {
+      TESSEL_WGMMA("m64n128k16", "f16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63, "66", "64", "65", "67", "68",
+                   TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63);
+    } else {
+      TESSEL_WGMMA("m64n128k16", "bf16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63, "66", "64", "65", "67", "68",
+                   TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63);
+    }
 #else
-  arch_unsupported("wgmma.mma_async m64n64k16 f16 needs sm_90a", desc_a, desc_b, d, accumulate);
+    arch_unsupported("wgmma.mma_async m64nNk16 needs sm_90a", desc_a, desc_b, d, accumulate);
 #endif
   }
 };
 
-template <bool TransA, bool TransB>
-struct Wgmma64xNx16<64, BFloat16, TransA, TransB> {
-  TESSEL_HOST_DEVICE static void mma(std::uint64_t desc_a, std::uint64_t desc_b, float (&d)[32], bool accumulate) {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-      "%32, %33, p, 1, 1, %35, %36;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
-#else
-  arch_unsupported("wgmma.mma_async m64n64k16 bf16 needs sm_90a", desc_a, desc_b, d, accumulate);
-#endif
-  }
-};
-
-template <bool TransA, bool TransB>
-struct Wgmma64xNx16<128, Half, TransA, TransB> {
-  TESSEL_HOST_DEVICE static void mma(std::uint64_t desc_a, std::uint64_t desc_b, float (&d)[64], bool accumulate) {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, p, 1, 1, %67, %68;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
-#else
-  arch_unsupported("wgmma.mma_async m64n128k16 f16 needs sm_90a", desc_a, desc_b, d, accumulate);
-#endif
-  }
-};
-
-template <bool TransA, bool TransB>
-struct Wgmma64xNx16<128, BFloat16, TransA, TransB> {
-  TESSEL_HOST_DEVICE static void mma(std::uint64_t desc_a, std::uint64_t desc_b, float (&d)[64], bool accumulate) {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, p, 1, 1, %67, %68;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)), "n"(int(TransA)), "n"(int(TransB)));
-#else
-  arch_unsupported("wgmma.mma_async m64n128k16 bf16 needs sm_90a", desc_a, desc_b, d, accumulate);
-#endif
-  }
-};
+#undef TESSEL_WGMMA
+#undef TESSEL_WGMMA_R32_63
+#undef TESSEL_WGMMA_R0_31
+#undef TESSEL_WGMMA_D32_63
+#undef TESSEL_WGMMA_D0_31
 
 }  // namespace tessel
