@@ -14,7 +14,7 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms) {
   const int k_tiles = (k + tile.k - 1) / tile.k;
   Split s;
   if (2 * tiles > sms) return s;
-  const int min_slice = tile.wgmma ? 32 : 16;  // K tiles per slice
+  const int min_slice = tile.wgmma ? 1024 / tile.k : 16;  // K tiles per slice: 1024 K on wgmma
   const long long slices = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / min_slice, 64});
   if (slices < 2) return s;
   s.k_tiles_per_split = int((k_tiles + slices - 1) / slices);

@@ -38,8 +38,8 @@ inline Status launch_error(const char* direction, int group, cudaError_t e) {
 }
 
 // Split-K for one implicit GEMM: when its tiles fill less than half the SMs, as
-// many slices of K as fill them about twice, each of at least 16 K tiles (32 for the wgmma
-// kernel), at most 64. E.g.
+// many slices of K as fill them about twice, each of at least 16 K tiles (on the wgmma
+// kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
 // wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 53 slices of 60.
 // (Slices of 8 K tiles lost to 16 where both split; splitting at up to 2 tiles per SM lost
 // overall: docs/PERFORMANCE.md.)

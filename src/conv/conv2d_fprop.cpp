@@ -9,6 +9,7 @@
 
 #include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
+#include "conv/conv_tma_sm90.hpp"
 #include "conv/fprop_instances_sm80.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -31,9 +32,20 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
   const bool optimized = ActivationIteratorOptimized<1>::supports(pb);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
-  const sm80::ConvTile tile = sm80::conv_tile_n(kg, narrow, optimized, conv_detail::wgmma_available());
+  sm80::ConvTile tile = sm80::conv_tile_n(kg, narrow, optimized, conv_detail::wgmma_available());
+  // On the wgmma kernels, layers of at least 64 channels take the TMA kernel when the engine
+  // can describe them; its K runs over whole 64-channel tiles of each tap.
+  ConvFpropTmaA tma_a;
+  ConvFilterTmaB tma_b;
+  int gemm_k = rsc;
+  if (tile.wgmma && pb.c >= sm80::kConvTileKTma &&
+      sm90::make_fprop_tma_operands(pb, x, w, tile.m, tile.n, sm80::kConvTileKTma, tma_a, tma_b)) {
+    tile.tma = true;
+    tile.k = sm80::kConvTileKTma;
+    gemm_k = pb.r * pb.s * tma_a.g.c_blocks * sm80::kConvTileKTma;
+  }
   const conv_detail::Split split =
-      conv_detail::choose_split(npq, kg, rsc, tile, conv_detail::device_sms());
+      conv_detail::choose_split(npq, kg, gemm_k, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);
   if (Status s =
           workspace.allocate(split.workspace_bytes(npq, kg), "fprop", "the split-K workspace");
@@ -51,7 +63,7 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
         static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
         npq,
         kg,
-        rsc,
+        gemm_k,
         0,
         rsc,
         0,
@@ -61,6 +73,7 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
         conv_detail::output_epilogue(d, c, bias, pb.k, args.alpha, args.beta, args.activation,
                                      args.output_type, vector_ok)};
     auto launch = [&](GemmParamsSm80 const& p) {
+      if (tile.tma) return sm90::run_conv_fprop_tma(args.input_type, tile, p, tma_a, tma_b, stream);
       return sm80::run_conv_fprop(args.input_type, narrow, optimized, tile, p, pb, g, stream);
     };
     if (cudaError_t e =

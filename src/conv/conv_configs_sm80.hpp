@@ -38,6 +38,13 @@ template <class Element, int TileM = kConvTile>
 using WgradConfigSm90 =
     GemmConfigSm90<TileM, kConvTile, kConvTileKSm90, kConvStagesSm90, Element, Major::kMN, Major::kMN>;
 
+// fprop on the TMA kernel (gemm/kernel_sm90_tma.hpp, conv/fprop_operand_sm90.hpp): K tiles of
+// 64 channels of one tap, three stages of 128x128 (four of 128x64): 96 KiB, two blocks per SM.
+inline constexpr int kConvTileKTma = 64;
+template <class Element, int TileN = kConvTile>
+using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile ? 3 : 4, Element,
+                                      Major::kK, Major::kK>;
+
 // The tile a GEMM runs with: the small one for few output channels on the 16-byte path with
 // the optimized iterator (the narrow and analytic kernels come in the large tile only); and
 // whether the sm_90a wgmma kernel runs it (the 16-byte path with the optimized iterator, on a
@@ -46,6 +53,7 @@ struct ConvTile {
   int m, n;
   bool wgmma = false;
   int k = kConvTileK;  // the kernel's K tile: the operand iterators' step, split-K's unit
+  bool tma = false;    // fprop on the TMA kernel (then k = kConvTileKTma)
   bool small() const { return m < kConvTile || n < kConvTile; }
 };
 // fprop and dgrad: n output channels (GEMM N).

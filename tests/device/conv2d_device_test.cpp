@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "conv/conv2d_common.hpp"
+#include "conv/conv_tma_sm90.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 #include "typed_values.hpp"
@@ -173,6 +175,49 @@ TEST(Conv2dFprop, RandomProblems) {
     ++ran;
     if (HasFailure()) return;
   }
+}
+
+// Layers of 64 or more channels (ungrouped, 16-byte aligned) run on the TMA kernel on an H100
+// (src/conv/conv2d_fprop.cpp): the engine's im2col walk across rows and images, padding,
+// strides, dilation, both modes, channels that are not whole 64-channel tiles (72, 136, 200),
+// output channels past the tile (and the 64-wide tile), split-K, every type pair and the
+// epilogue. On such a device the test first requires that the engine accepts each problem,
+// so that it cannot pass on the cp.async kernels instead.
+TEST(Conv2dFprop, TmaKernelRandomProblems) {
+  std::mt19937 rng(9090);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int channels[] = {64, 72, 128, 136, 200, 256};
+  int ran = 0;
+  for (int i = 0; ran < 16; ++i) {
+    const int r = i == 0 ? 7 : pick(1, 5), s = i == 0 ? 7 : pick(1, 5);
+    Conv2dProblem p = problem(pick(1, 3), pick(3, 20), pick(3, 20), channels[pick(0, 5)], pick(1, 3) * pick(1, 70), r,
+                              s, pick(0, 3), pick(1, 3), pick(1, 2), 1,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (i % 3 == 0) p.stride_h = 1, p.stride_w = 2;  // unequal strides and pads
+    if (i % 4 == 0) p.pad_w = 0;
+    if (!validate(p).ok()) continue;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    if (conv_detail::wgmma_available()) {
+      void *x = nullptr, *w = nullptr;  // any 16-byte aligned addresses: the maps are only encoded
+      ASSERT_EQ(cudaMalloc(&x, 256), cudaSuccess);
+      w = static_cast<char*>(x) + 128;
+      ConvFpropTmaA a;
+      ConvFilterTmaB b;
+      const bool tma = sm90::make_fprop_tma_operands(p, x, w, 128, 128, sm80::kConvTileKTma, a, b);
+      cudaFree(x);
+      ASSERT_TRUE(tma) << describe(t) << ": the TMA engine refused the problem";
+    }
+    run_case(t, 300 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+}
+// Few output tiles over a deep reduction of whole 64-channel tiles: split-K on the TMA kernel.
+TEST(Conv2dFprop, TmaKernelSplitK) {
+  run_case({problem(1, 9, 9, 512, 192, 3, 3, 1, 1), DataType::kBF16, DataType::kBF16, 1.0f, 0.5f, true,
+            Activation::kReLU},
+           12);
 }
 
 TEST(Conv2dFprop, BadArgumentsAreErrorsNotLaunches) {

@@ -1,7 +1,7 @@
 // The conv runtime's split-K rule (src/conv/conv2d_common.cpp, choose_split) over many
 // generated GEMM shapes and SM counts: it splits only when the output's tiles fill less than
-// half the SMs, into at most 64 slices, each of at least 16 K tiles (32 on the wgmma kernel,
-// whose tile says so), no slice empty, every K tile in exactly one slice; plus the documented
+// half the SMs, into at most 64 slices, each of at least 16 K tiles (1024 K on the wgmma
+// kernels: 32 tiles of 32, 16 of 64; the tile says which), no slice empty, every K tile in exactly one slice; plus the documented
 // example.
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms) {
   const conv_detail::Split s = conv_detail::choose_split(m, n, k, tile, sms);
   const long long tiles = (long long)((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n);
   const int k_tiles = (k + tile.k - 1) / tile.k;
-  const int min_slice = tile.wgmma ? 32 : 16;
+  const int min_slice = tile.wgmma ? 1024 / tile.k : 16;
   SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tile " << tile.m << "x" << tile.n << "x"
                                     << tile.k << (tile.wgmma ? " wgmma" : "") << ", " << sms << " SMs");
   if (s.splits == 1) {
@@ -41,8 +41,9 @@ TEST(ConvSplitK, RuleHoldsOnGeneratedShapes) {
   int split[2] = {0, 0};  // cases split, sm80 and wgmma tiles
   for (int i = 0; i < 20000; ++i) {
     const bool wgmma = i % 2 == 1;
-    const sm80::ConvTile tile = i % 3 == 0 ? sm80::conv_tile_n(64, false, true, wgmma)
-                                           : sm80::conv_tile_m(4096, false, wgmma);
+    sm80::ConvTile tile = i % 3 == 0 ? sm80::conv_tile_n(64, false, true, wgmma)
+                                     : sm80::conv_tile_m(4096, false, wgmma);
+    if (wgmma && i % 4 == 1) tile.tma = true, tile.k = sm80::kConvTileKTma;  // fprop's TMA kernel
     split[wgmma] += check_rule(mn(rng), mn(rng) % 512 + 1, deep(rng), tile, sm(rng));
   }
   EXPECT_GT(split[0], 1000);  // both branches of the rule are exercised

@@ -1,0 +1,71 @@
+// TMA: the sm_90 bulk tensor copy engine. One thread asks it to copy a box of a tensor, which
+// a tensor map (CUtensorMap, encoded on the host) describes, from global into shared memory;
+// the engine swizzles the box as the map says, fills what lies outside the tensor with zeros,
+// and counts the box's bytes on an mbarrier (mbarrier.hpp):
+//
+//   mbarrier_arrive_expect_tx(&bar, box_bytes);        // one thread
+//   tma_load_3d(smem_box, &map, {c0, c1, c2}, &bar);   // the same thread
+//   mbarrier_wait(&bar, parity);                       // every reader
+//
+// Coordinates are innermost (contiguous) first and may be negative or past the end (zeros).
+// Two modes:
+//   tiled   the box is a dense (c0.., c1.., ...) block of the tensor
+//   im2col  (4-d NHWC tensors: c, w, h, n) the box is `pixels` pixels x `channels` channels:
+//           starting at pixel (w, h, n), the engine walks the pixels of the map's bounding box
+//           (w fastest, by the map's traversal strides, wrapping into the next row and image)
+//           and reads each one moved by the offsets (dw, dh): a tile of fprop's implicit A
+//           (conv/conv_tma_sm90.hpp)
+// The map must live in parameter, constant or global memory (a __grid_constant__ kernel
+// parameter) and the destination be 128-byte aligned (1024 with the 128-byte swizzle).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "tessel/arch/address.hpp"
+#include "tessel/arch/config.hpp"
+
+namespace tessel {
+
+TESSEL_HOST_DEVICE inline void tma_load_3d(void* smem_dst, CUtensorMap const* map, int c0, int c1, int c2,
+                                           std::uint64_t* bar) {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(detail::smem_address(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(detail::smem_address(bar))
+      : "memory");
+#else
+  arch_unsupported("cp.async.bulk.tensor is used on sm_90a only", smem_dst, map, c0, c1, c2, bar);
+#endif
+}
+
+TESSEL_HOST_DEVICE inline void tma_load_4d(void* smem_dst, CUtensorMap const* map, int c0, int c1, int c2, int c3,
+                                           std::uint64_t* bar) {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(detail::smem_address(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(detail::smem_address(bar))
+      : "memory");
+#else
+  arch_unsupported("cp.async.bulk.tensor is used on sm_90a only", smem_dst, map, c0, c1, c2, c3, bar);
+#endif
+}
+
+TESSEL_HOST_DEVICE inline void tma_load_im2col_4d(void* smem_dst, CUtensorMap const* map, int c, int w, int h, int n,
+                                                  std::uint16_t dw, std::uint16_t dh, std::uint64_t* bar) {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};\n" ::"r"(detail::smem_address(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(detail::smem_address(bar)),
+      "h"(dw), "h"(dh)
+      : "memory");
+#else
+  arch_unsupported("cp.async.bulk.tensor (im2col) is used on sm_90a only", smem_dst, map, c, w, h, n, dw, dh, bar);
+#endif
+}
+
+}  // namespace tessel

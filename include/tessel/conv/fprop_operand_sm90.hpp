@@ -1,0 +1,127 @@
+// Convolution fprop's operands for the TMA kernel (gemm/kernel_sm90_tma.hpp): the TMA engine
+// loads both, so no thread computes an address or a predicate.
+//   A  (N*P*Q, R*S*C8)  the activations in the engine's im2col mode: a K tile is one filter tap
+//      (r, s) and TileK channels of it, and one instruction loads TileM output pixels' input
+//      pixels for it (out-of-image pixels, channels past C and rows past N*P*Q read as zeros)
+//   B  (K, R*S*C8)      the KRSC filter as a 3-d (C, R*S, K) tensor: box (TileK, 1, TileN)
+// C8 = c_blocks * TileK: each tap's channels rounded up to whole K tiles, so no K tile straddles
+// two taps (the rounded-up channels are zeros in both operands). K tile t is
+//   tap t / c_blocks (r = tap / S, s = tap % S), channels (t % c_blocks) * TileK ...
+// The maps are encoded on the host (src/conv/conv_tma_sm90.cpp); conv_tma_box_test checks
+// these coordinates against the definition through an emulation of the engine's walk.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "tessel/arch/sm90/tma.hpp"
+#include "tessel/conv/problem.hpp"
+
+namespace tessel {
+
+// What the producer needs to place a tile's boxes.
+struct ConvTmaGeometry {
+  int p = 1, q = 1;  // output grid of one image
+  int stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+  int s = 1;             // filter width (taps are r * S + s)
+  int r = 1;             // filter height
+  bool flipped = false;  // ConvMode::kConvolution: the activation tap is (R-1-r, S-1-s)
+  int c_blocks = 1;      // K tiles per tap
+  int tile_k = 64;       // channels per K tile
+};
+
+inline ConvTmaGeometry make_conv_tma_geometry(const Conv2dProblem& pb, int tile_k) {
+  ConvTmaGeometry g;
+  g.p = pb.p(), g.q = pb.q();
+  g.stride_h = pb.stride_h, g.stride_w = pb.stride_w, g.pad_h = pb.pad_h, g.pad_w = pb.pad_w;
+  g.dilation_h = pb.dilation_h, g.dilation_w = pb.dilation_w;
+  g.r = pb.r, g.s = pb.s;
+  g.flipped = pb.mode == ConvMode::kConvolution;
+  g.c_blocks = (pb.c + tile_k - 1) / tile_k;
+  g.tile_k = tile_k;
+  return g;
+}
+
+// The im2col map's walk over X: the bounding box of start pixels [lower, extent + upper) in
+// (w, h), stepped by the traversal strides, so that it visits the Q x P start pixels
+// q * stride_w - pad_w (p * stride_h - pad_h), then the next image.
+struct Im2colWalk {
+  int lower[2], upper[2];  // (w, h)
+  int traversal[2];        // (w, h)
+};
+inline Im2colWalk make_im2col_walk(const Conv2dProblem& pb) {
+  return {{-pb.pad_w, -pb.pad_h},
+          {pb.pad_w - (pb.s - 1) * pb.dilation_w, pb.pad_h - (pb.r - 1) * pb.dilation_h},
+          {pb.stride_w, pb.stride_h}};
+}
+
+// The im2col instruction's operands: the first pixel (w, h, n) of the walk, the channel c and
+// the tap's offsets (dw, dh).
+struct Im2colBox {
+  int c, w, h, n;
+  int dw, dh;
+};
+// The first pixel of output row m0 (= n, p, q): the input pixel the filter's tap (0, 0) reads.
+struct Im2colOrigin {
+  int w, h, n;
+};
+TESSEL_HOST_DEVICE inline Im2colOrigin im2col_origin(ConvTmaGeometry const& g, int m0) {
+  const int pq = g.p * g.q;
+  const int n = m0 / pq, rest = m0 - n * pq;
+  const int p = rest / g.q, q = rest - p * g.q;
+  return {q * g.stride_w - g.pad_w, p * g.stride_h - g.pad_h, n};
+}
+TESSEL_HOST_DEVICE inline Im2colBox im2col_box(ConvTmaGeometry const& g, Im2colOrigin o, int k_tile) {
+  const int tap = k_tile / g.c_blocks, cb = k_tile - tap * g.c_blocks;
+  int r = tap / g.s, s = tap - r * g.s;
+  if (g.flipped) r = g.r - 1 - r, s = g.s - 1 - s;
+  return {cb * g.tile_k, o.w, o.h, o.n, s * g.dilation_w, r * g.dilation_h};
+}
+// The filter box of K tile k_tile for output channels n0...: (c, tap, k) of the (C, R*S, K) map.
+struct FilterBox {
+  int c, tap, k;
+};
+TESSEL_HOST_DEVICE inline FilterBox filter_box(ConvTmaGeometry const& g, int n0, int k_tile) {
+  const int tap = k_tile / g.c_blocks;
+  return {(k_tile - tap * g.c_blocks) * g.tile_k, tap, n0};
+}
+
+// fprop's A: the im2col map of X (C, W, H, N), box TileK channels x TileM pixels.
+struct ConvFpropTmaA {
+  CUtensorMap map;
+  ConvTmaGeometry g;
+#if defined(__CUDACC__)
+  struct Tiles {
+    CUtensorMap const* map;
+    ConvTmaGeometry g;
+    Im2colOrigin origin;
+    int t;
+    __device__ void load(void* stage, std::uint64_t* bar) {
+      const Im2colBox b = im2col_box(g, origin, t++);
+      tma_load_im2col_4d(stage, map, b.c, b.w, b.h, b.n, std::uint16_t(b.dw), std::uint16_t(b.dh), bar);
+    }
+  };
+  __device__ Tiles tiles(int m0, int k_tile) const { return {&map, g, im2col_origin(g, m0), k_tile}; }
+#endif
+};
+
+// fprop's B: the tiled map of W as (C, R*S, K), box (TileK, 1, TileN).
+struct ConvFilterTmaB {
+  CUtensorMap map;
+  ConvTmaGeometry g;
+#if defined(__CUDACC__)
+  struct Tiles {
+    CUtensorMap const* map;
+    ConvTmaGeometry g;
+    int n0, t;
+    __device__ void load(void* stage, std::uint64_t* bar) {
+      const FilterBox b = filter_box(g, n0, t++);
+      tma_load_3d(stage, map, b.c, b.tap, b.k, bar);
+    }
+  };
+  __device__ Tiles tiles(int n0, int k_tile) const { return {&map, g, n0, k_tile}; }
+#endif
+};
+
+}  // namespace tessel
