@@ -39,11 +39,15 @@ using WgradConfigSm90 =
     GemmConfigSm90<TileM, kConvTile, kConvTileKSm90, kConvStagesSm90, Element, Major::kMN, Major::kMN>;
 
 // fprop on the TMA kernel (gemm/kernel_sm90_tma.hpp, conv/fprop_operand_sm90.hpp): K tiles of
-// 64 channels of one tap, three stages of 128x128 (four of 128x64): 96 KiB, two blocks per SM.
+// 64 channels of one tap, three stages of 128x128 (four of 128x64): 96 KiB, two blocks per SM;
+// persistent (short reductions), one block per SM with four stages and the epilogue's own tile.
 inline constexpr int kConvTileKTma = 64;
-template <class Element, int TileN = kConvTile>
-using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile ? 3 : 4, Element,
-                                      Major::kK, Major::kK>;
+template <class Element, int TileN = kConvTile, bool Persistent = false>
+using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
+                                      Element, Major::kK, Major::kK>;
+// The persistent kernel serves reductions of at most this many K tiles (1x1 layers up to 512
+// channels), where a block's life is mostly load latency and epilogue.
+inline constexpr int kConvPersistentMaxKTiles = 8;
 
 // The tile a GEMM runs with: the small one for few output channels on the 16-byte path with
 // the optimized iterator (the narrow and analytic kernels come in the large tile only); and

@@ -213,6 +213,17 @@ TEST(Conv2dFprop, TmaKernelRandomProblems) {
     if (HasFailure()) return;
   }
 }
+// Short reductions over more tiles than two blocks per SM hold (here more than 264 work items,
+// on an H100's 132 SMs) take the persistent form of the TMA kernel: several items per block,
+// the next item's loads overlapping this one's epilogue. Both tile widths, a partial channel
+// block, output channels past the tile, a strided 1x1 and the whole epilogue.
+TEST(Conv2dFprop, TmaKernelPersistentShortReductions) {
+  run_case({problem(2, 96, 96, 64, 256, 1, 1, 0, 1)}, 13);  // 288 items of 128x128, one K tile
+  run_case({problem(4, 96, 96, 64, 64, 1, 1, 0, 1), DataType::kF16, DataType::kF16}, 14);  // 128x64
+  run_case({problem(2, 190, 190, 136, 200, 1, 1, 0, 2), DataType::kBF16, DataType::kBF16, 0.5f, 1.0f, true,
+            Activation::kReLU},
+           15);  // 3 K tiles, the last of 8 channels
+}
 // Few output tiles over a deep reduction of whole 64-channel tiles: split-K on the TMA kernel.
 TEST(Conv2dFprop, TmaKernelSplitK) {
   run_case({problem(1, 9, 9, 512, 192, 3, 3, 1, 1), DataType::kBF16, DataType::kBF16, 1.0f, 0.5f, true,

@@ -188,6 +188,8 @@ void add_conv2d_command(CLI::App& app, int& status) {
       "conv2d",
       "time tessel's conv2d fprop, dgrad or wgrad against cuDNN on one problem or ResNet-50's "
       "layers, verified");
+  // --h is the input height: help is --help alone (CLI11 2.4 refuses "--h" beside "-h").
+  cmd->set_help_flag("--help", "print this help and exit");
   const CLI::Range positive(1, INT_MAX, "POSITIVE");
   const CLI::Range non_negative(0, INT_MAX, "NON-NEGATIVE");
   cmd->add_option("--mode", o->mode, "fprop, dgrad or wgrad (the pass timed and verified)")

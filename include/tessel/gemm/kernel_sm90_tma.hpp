@@ -1,16 +1,23 @@
 // The warp-specialized sm_90a GEMM kernel, for operands the TMA engine loads (conv fprop's
 // im2col activations and its filter: conv/fprop_operand_sm90.hpp). The tile, ring layout,
 // wgmma and epilogue are kernel_sm90.hpp's (GemmConfigSm90); the loads are not the threads':
-//   producer warp (the 9th, after the two MMA warpgroups): one thread, per K tile i of the
-//             block's slice, waits until stage i % Stages is free (empty), arms full[stage]
-//             with the stage's bytes and asks the TMA for the A and B boxes
+//   producer warp (the 9th, after the two MMA warpgroups): one thread, per K tile i, waits
+//             until its stage is free (empty), arms full[stage] with the stage's bytes and
+//             asks the TMA for the A and B boxes
 //   MMA warpgroups: per K tile, wait on full[stage], issue TileK/16 wgmmas from the stage,
 //             keep one group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
 //   epilogue  the MMA warpgroups alone, as in kernel_sm90.hpp (a named barrier of 256 threads)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
-// A TMA operand source gives the producer a per-block stream of K tiles:
+// Persistent: one block per SM walks the work items (tile, split) blockIdx.x, + gridDim.x, ...
+// and the epilogue stages its tile in shared memory of its own, past the ring, so the producer
+// loads the next item's K tiles while the MMA warps store this one. For short reductions
+// (1x1 layers: one to a few K tiles per tile), where a block's life is mostly load latency
+// and epilogue, this overlap is what keeps the memory busy. Otherwise two blocks per SM, one
+// item each, the epilogue staged over the ring.
+//
+// A TMA operand source gives the producer a stream of K tiles per work item:
 //   auto tiles = source.tiles(mn0, tile_begin);   // tile's first row (A) or column (B), first K tile
 //   tiles.load(stage_smem, bar);                   // the next K tile, in order; the box(es)
 //                                                  // fill the stage: Config::kStageBytesA / B bytes
@@ -29,22 +36,28 @@ namespace tessel {
 // Threads of the kernel: the config's two MMA warpgroups and one producer warp.
 template <class Config>
 inline constexpr int kTmaKernelThreads = Config::kThreads + 32;
-// Dynamic shared memory: the ring (or the epilogue's tile), then full[Stages] and empty[Stages].
-template <class Config>
-inline constexpr int kTmaKernelSmemBytes = Config::kSmemBytes + 2 * Config::kStages * 8;
+// Shared memory: the ring, the epilogue's tile (over the ring unless persistent), then
+// full[Stages] and empty[Stages].
+template <class Config, bool Persistent>
+inline constexpr int kTmaKernelStagingOffset = Persistent ? Config::kSmemBytesAB : 0;
+template <class Config, bool Persistent>
+inline constexpr int kTmaKernelBarrierOffset =
+    Persistent ? Config::kSmemBytesAB + Config::kSmemBytesC : Config::kSmemBytes;
+template <class Config, bool Persistent>
+inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persistent> + 2 * Config::kStages * 8;
 
 #if defined(__CUDACC__)
-template <class Config, class ASource, class BSource>
-__global__ void __launch_bounds__(kTmaKernelThreads<Config>, 2)
-    gemm_kernel_sm90_tma(GemmParamsSm80 p, const __grid_constant__ ASource a_source,
+template <class Config, bool Persistent, class ASource, class BSource>
+__global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
+    gemm_kernel_sm90_tma(GemmParamsSm80 p, int items, const __grid_constant__ ASource a_source,
                          const __grid_constant__ BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
   constexpr int kStages = Config::kStages;
   constexpr int kMmaWarps = Config::kThreads / 32;
   extern __shared__ __align__(1024) unsigned char smem[];
-  auto* full = reinterpret_cast<std::uint64_t*>(smem + Config::kSmemBytes);  // (Stages)
-  auto* empty = full + kStages;                                              // (Stages)
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + kTmaKernelBarrierOffset<Config, Persistent>);  // (Stages)
+  auto* empty = full + kStages;                                                                        // (Stages)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);  // the producer's arrive_expect_tx, then the bytes
@@ -54,21 +67,30 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, 2)
   }
   __syncthreads();
 
-  const auto [tile, batch, tile_begin, tile_end] = block_work<Config>(p);
-  const int tiles = tile_end > tile_begin ? tile_end - tile_begin : 0;
+  // Persistent: items = tiles * layers; item = z * tiles + x, with x the tile (rasterized) and
+  // z = batch * splits + split, as the grid of the other form.
+  const int tiles_mn = ((p.m + Config::kTileM - 1) / Config::kTileM) * ((p.n + Config::kTileN - 1) / Config::kTileN);
+  if (!Persistent) items = 1;
+  const int first = Persistent ? int(blockIdx.x) : 0, step = Persistent ? int(gridDim.x) : 1;
+  auto work = [&](int item) {
+    return Persistent ? block_work<Config>(p, item % tiles_mn, item / tiles_mn) : block_work<Config>(p);
+  };
   unsigned char* smem_b = smem + kStages * Config::kStageBytesA;
 
   if (int(threadIdx.x) >= Config::kThreads) {  // ---- producer warp
     if (threadIdx.x % 32 != 0) return;
-    auto a_tiles = a_source.tiles(tile.m * Config::kTileM, tile_begin);
-    auto b_tiles = b_source.tiles(tile.n * Config::kTileN, tile_begin);
     int stage = 0, round = 0;
-    for (int i = 0; i < tiles; ++i) {
-      if (round > 0) mbarrier_wait(&empty[stage], (round - 1) & 1);  // the MMAs of round-1 are done with it
-      mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesA + Config::kStageBytesB);
-      a_tiles.load(smem + stage * Config::kStageBytesA, &full[stage]);
-      b_tiles.load(smem_b + stage * Config::kStageBytesB, &full[stage]);
-      if (++stage == kStages) stage = 0, ++round;
+    for (int item = first; item < items; item += step) {
+      const auto [tile, batch, tile_begin, tile_end] = work(item);
+      auto a_tiles = a_source.tiles(tile.m * Config::kTileM, tile_begin);
+      auto b_tiles = b_source.tiles(tile.n * Config::kTileN, tile_begin);
+      for (int t = tile_begin; t < tile_end; ++t) {
+        if (round > 0) mbarrier_wait(&empty[stage], (round - 1) & 1);  // the MMAs of round-1 are done with it
+        mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesA + Config::kStageBytesB);
+        a_tiles.load(smem + stage * Config::kStageBytesA, &full[stage]);
+        b_tiles.load(smem_b + stage * Config::kStageBytesB, &full[stage]);
+        if (++stage == kStages) stage = 0, ++round;
+      }
     }
     return;
   }
@@ -79,64 +101,83 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, 2)
   const bool warp_leader = threadIdx.x % 32 == 0;
   const std::uint32_t smem_a_addr = detail::smem_address(smem);
   const std::uint32_t smem_b_addr = detail::smem_address(smem_b);
-  float acc[Config::kAccumulators];  // (64, kWgTileN) of this warpgroup, wgmma.hpp's layout
-  for (int i = 0; i < Config::kAccumulators; ++i) acc[i] = 0.0f;
-
-  int stage = 0, round = 0, previous = 0;
-  for (int i = 0; i < tiles; ++i) {
-    mbarrier_wait(&full[stage], round & 1);
-    wgmma_fence_operands(acc);
-    wgmma_fence();
-    const std::uint32_t stage_a = smem_a_addr + stage * Config::kStageBytesA;
-    const std::uint32_t stage_b = smem_b_addr + stage * Config::kStageBytesB;
-    for (int ks = 0; ks < Config::kTileK / 16; ++ks) {
-      Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m, ks),
-                         Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
-    }
-    wgmma_commit();
-    wgmma_wait<1>();  // tile i-1's wgmmas are done: its stage may be refilled
-    wgmma_fence_operands(acc);
-    if (i > 0 && warp_leader) mbarrier_arrive(&empty[previous]);
-    previous = stage;
-    if (++stage == kStages) stage = 0, ++round;
-  }
-  wgmma_wait<0>();
-  wgmma_fence_operands(acc);
-
-  // The ring becomes the epilogue's staging tile once both warpgroups are done reading it
-  // (every box has landed: each was waited for).
-  asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
-  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(smem)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
+  unsigned char* staging = smem + kTmaKernelStagingOffset<Config, Persistent>;
+  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
   const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
   const int row = wg_m * 64 + warp * 16 + lane / 4;
   const int col = wg_n * Config::kWgTileN + 2 * (lane % 4);
-  for (int j = 0; j < Config::kWgTileN / 8; ++j) {
-    for (int h = 0; h < 2; ++h) {  // rows row and row + 8
-      *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+  float acc[Config::kAccumulators];  // (64, kWgTileN) of this warpgroup, wgmma.hpp's layout
+
+  int stage = 0, round = 0;
+  for (int item = first; item < items; item += step) {
+    const auto [tile, batch, tile_begin, tile_end] = work(item);
+    for (int i = 0; i < Config::kAccumulators; ++i) acc[i] = 0.0f;
+    int previous = -1;
+    for (int t = tile_begin; t < tile_end; ++t) {
+      mbarrier_wait(&full[stage], round & 1);
+      wgmma_fence_operands(acc);
+      wgmma_fence();
+      const std::uint32_t stage_a = smem_a_addr + stage * Config::kStageBytesA;
+      const std::uint32_t stage_b = smem_b_addr + stage * Config::kStageBytesB;
+      for (int ks = 0; ks < Config::kTileK / 16; ++ks) {
+        Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m, ks),
+                           Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
+      }
+      wgmma_commit();
+      wgmma_wait<1>();  // tile t-1's wgmmas are done: its stage may be refilled
+      wgmma_fence_operands(acc);
+      if (previous >= 0 && warp_leader) mbarrier_arrive(&empty[previous]);
+      previous = stage;
+      if (++stage == kStages) stage = 0, ++round;
     }
+    wgmma_wait<0>();
+    wgmma_fence_operands(acc);
+    if (Persistent && previous >= 0 && warp_leader) mbarrier_arrive(&empty[previous]);
+
+    // Staging: over the ring once both warpgroups are done reading it (every box has landed:
+    // each was waited for); or, persistent, once the previous item's stores have read it.
+    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
+    for (int j = 0; j < Config::kWgTileN / 8; ++j) {
+      for (int h = 0; h < 2; ++h) {  // rows row and row + 8
+        *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) =
+            make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+      }
+    }
+    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
+    const int z = Persistent ? item / tiles_mn : int(blockIdx.z);
+    epilogue_store<Config>(staging, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
+                           p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
   }
-  asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
-  epilogue_store<Config>(smem, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM, tile.n * Config::kTileN,
-                         p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
 #else
-  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, a_source, b_source);
+  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, items, a_source, b_source);
 #endif
 }
 
-// One block per output tile, one grid layer per batch and K split, as launch_gemm_sm80.
-template <class Config, class ASource, class BSource>
+// Non-persistent: one block per output tile, one grid layer per batch and K split, as
+// launch_gemm_sm80. Persistent: one block per SM (fewer if there are fewer items).
+template <class Config, bool Persistent, class ASource, class BSource>
 cudaError_t launch_gemm_sm90_tma(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a,
                                  BSource const& b) {
-  auto kernel = gemm_kernel_sm90_tma<Config, ASource, BSource>;
-  constexpr int kSmem = kTmaKernelSmemBytes<Config>;
+  auto kernel = gemm_kernel_sm90_tma<Config, Persistent, ASource, BSource>;
+  constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>;
+  static_assert(kSmem <= 227 * 1024, "launch_gemm_sm90_tma: more than 227 KiB of shared memory per block");
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
       e != cudaSuccess) {
     return e;
   }
-  const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
-  const int tiles_n = (p.n + Config::kTileN - 1) / Config::kTileN;
-  dim3 grid(unsigned(tiles_m) * unsigned(tiles_n), 1, unsigned(batch) * unsigned(p.splits));
-  kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, a, b);
+  const long long tiles = (long long)((p.m + Config::kTileM - 1) / Config::kTileM) *
+                          ((p.n + Config::kTileN - 1) / Config::kTileN);
+  const long long layers = (long long)batch * p.splits;
+  dim3 grid(unsigned(tiles), 1, unsigned(layers));
+  const long long items = tiles * layers;
+  if constexpr (Persistent) {
+    int device = 0, sms = 0;
+    if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+      return e;
+    grid = dim3(unsigned(items < sms ? items : sms), 1, 1);
+  }
+  kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, int(items), a, b);
   return cudaGetLastError();
 }
 #endif

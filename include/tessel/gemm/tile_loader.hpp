@@ -49,14 +49,15 @@ struct BlockWork {
   TileCoord tile;
   int batch, tile_begin, tile_end;
 };
+// (x, z): the grid position; a persistent kernel passes the work item's instead.
 template <class Config>
-__device__ BlockWork block_work(GemmParamsSm80 const& p) {
-  const TileCoord tile = rasterize(int(blockIdx.x), (p.m + Config::kTileM - 1) / Config::kTileM,
+__device__ BlockWork block_work(GemmParamsSm80 const& p, int x = int(blockIdx.x), int z = int(blockIdx.z)) {
+  const TileCoord tile = rasterize(x, (p.m + Config::kTileM - 1) / Config::kTileM,
                                    (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
-  const int split = int(blockIdx.z) % p.splits;
+  const int split = z % p.splits;
   const int tile_begin = split * p.k_tiles_per_split;
   const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
-  return {tile, int(blockIdx.z) / p.splits, tile_begin, tile_end};
+  return {tile, z / p.splits, tile_begin, tile_end};
 }
 #endif
 
