@@ -45,9 +45,11 @@ inline constexpr int kConvTileKTma = 64;
 template <class Element, int TileN = kConvTile, bool Persistent = false>
 using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
                                       Element, Major::kK, Major::kK>;
-// The persistent kernel serves reductions of at most this many K tiles (1x1 layers up to 512
-// channels), where a block's life is mostly load latency and epilogue.
-inline constexpr int kConvPersistentMaxKTiles = 8;
+// The persistent kernel serves reductions of at most this many K tiles (1x1 layers up to 256
+// channels), where a block's life is mostly load latency and epilogue. Measured on the H100
+// (docs/PERFORMANCE.md): faster on the 1x1 layers of 64 to 256 channels, slower from 512
+// channels (8 K tiles) and on every 3x3 layer.
+inline constexpr int kConvPersistentMaxKTiles = 4;
 
 // The tile a GEMM runs with: the small one for few output channels on the 16-byte path with
 // the optimized iterator (the narrow and analytic kernels come in the large tile only); and

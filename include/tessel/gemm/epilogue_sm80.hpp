@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tessel/arch/numeric_types.hpp"
 #include "tessel/layout/config.hpp"
@@ -115,6 +116,35 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
   Out const* c = p.beta != 0.0f ? static_cast<Out const*>(p.c) + batch * p.c_batch_stride : nullptr;
   Out const* bias = static_cast<Out const*>(p.bias);
   const bool full_run = p.vector_ok && col + kVec <= cols;
+
+  // The common case without a decision per element: no residual, no row scatter, a whole
+  // 16-byte run, no bias or one per column (the thread's columns are the same in every row, so
+  // it loads its run of bias once), no activation or ReLU.
+  if (p.beta == 0.0f && p.scatter.cols == 0 && full_run && p.bias_mode != BiasMode::kPerRow &&
+      (p.act == Activation::kNone || p.act == Activation::kReLU)) {
+    float b[kVec];
+    for (int j = 0; j < kVec; ++j) b[j] = p.bias_mode == BiasMode::kPerColumn ? to_float(bias[col0 + col + j]) : 0.0f;
+    auto store_rows = [&](auto relu) {
+      for (int row = int(threadIdx.x) / kThreadsPerRow; row < rows; row += kRowsPerPass) {
+        alignas(16) Out out[kVec];
+        for (int j = 0; j < kVec; j += 4) {
+          const float4 q = *reinterpret_cast<float4 const*>(&sC(row, col + j));
+          const float v[4] = {q.x, q.y, q.z, q.w};
+          for (int i = 0; i < 4; ++i) {
+            const float x = p.alpha * v[i] + b[j + i];
+            out[j + i] = from_float<Out>(decltype(relu)::value ? fmaxf(x, 0.0f) : x);
+          }
+        }
+        *reinterpret_cast<uint4*>(d + (row0 + row) * p.ldd + col0 + col) = *reinterpret_cast<uint4 const*>(out);
+      }
+    };
+    if (p.act == Activation::kReLU) {
+      store_rows(std::true_type{});
+    } else {
+      store_rows(std::false_type{});
+    }
+    return;
+  }
 
   for (int row = int(threadIdx.x) / kThreadsPerRow; row < rows; row += kRowsPerPass) {
     float v[kVec];
