@@ -5,6 +5,7 @@
 //   A  dY through fprop's activation iterator on the phase's stride-1 problem
 //   B  the group's filters gathered as (c, (t, u, k))
 //   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
+// On an H100 the ungrouped phases run on the TMA kernel instead (dgrad_operand_sm90.hpp).
 // A GEMM whose tiles fill less than half the GPU is split along K (conv2d_common.hpp).
 #include <algorithm>
 #include <cstdint>
@@ -12,6 +13,8 @@
 
 #include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
+#include "conv/conv_instances_sm90.hpp"
+#include "conv/conv_tma_sm90.hpp"
 #include "conv/dgrad_instances_sm80.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -57,18 +60,44 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
   const bool strided = pb.stride_h > 1 || pb.stride_w > 1;
-  // Split-K per phase; one workspace for the largest.
+  // Each phase's kernel and split. On the wgmma kernels, phases whose dY has 64 or more
+  // channels take the TMA kernel when the engine can describe them: A is the phase's im2col
+  // over dY, its K whole 64-filter tiles per tap.
   const int sms = conv_detail::device_sms();
   const bool wgmma = conv_detail::wgmma_available();
+  struct PhasePlan {
+    DgradPhase phase;
+    bool optimized;
+    sm80::ConvTile tile;
+    int k;  // GEMM K
+    ConvFpropTmaA tma_a;
+    ConvDgradFilterTmaB tma_b;
+    conv_detail::Split split;
+  };
+  auto plan = [&](int ph, int pw) {
+    PhasePlan pl;
+    pl.phase = make_dgrad_phase(pb, ph, pw);
+    const int taps = pl.phase.taps_r * pl.phase.taps_s;
+    pl.optimized = ActivationIteratorOptimized<1>::supports(pl.phase.fprop);
+    pl.tile = sm80::conv_tile_n(cg, narrow, pl.optimized, wgmma);
+    pl.k = taps * kg;
+    if (pl.tile.wgmma && taps > 0 && pb.groups == 1 && pb.k >= sm80::kConvTileKTma &&
+        sm90::make_dgrad_tma_operands(filter, pl.phase, args.dy, w, pl.tile.m, pl.tile.n, sm80::kConvTileKTma,
+                                      pl.tma_a, pl.tma_b)) {
+      pl.tile.tma = true;
+      pl.tile.k = sm80::kConvTileKTma;
+      pl.k = taps * pl.tma_a.g.c_blocks * sm80::kConvTileKTma;
+    }
+    pl.split = conv_detail::choose_split(pb.n * pl.phase.rows * pl.phase.cols, cg, pl.k, pl.tile, sms);
+    return pl;
+  };
+  // Split-K per phase; one workspace for the largest.
   std::size_t workspace_bytes = 0;
   for (int ph = 0; ph < pb.stride_h; ++ph) {
     for (int pw = 0; pw < pb.stride_w; ++pw) {
-      const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
-      const int m = pb.n * phase.rows * phase.cols, k = phase.taps_r * phase.taps_s * kg;
-      const sm80::ConvTile tile =
-          sm80::conv_tile_n(cg, narrow, ActivationIteratorOptimized<1>::supports(phase.fprop), wgmma);
-      workspace_bytes = std::max(
-          workspace_bytes, conv_detail::choose_split(m, cg, k, tile, sms).workspace_bytes(m, cg));
+      const PhasePlan pl = plan(ph, pw);
+      workspace_bytes =
+          std::max(workspace_bytes, pl.split.workspace_bytes(pb.n * pl.phase.rows * pl.phase.cols, cg));
     }
   }
   conv_detail::StreamBuffer workspace(stream);
@@ -83,25 +112,24 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     const bool vector_ok = pb.c % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
     for (int ph = 0; ph < pb.stride_h; ++ph) {
       for (int pw = 0; pw < pb.stride_w; ++pw) {
-        const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
+        const PhasePlan pl = plan(ph, pw);
+        const DgradPhase& phase = pl.phase;
         if (phase.rows == 0 || phase.cols == 0) continue;  // H < stride_h: no such rows
-        const int taps = phase.taps_r * phase.taps_s;      // 0: the epilogue alone
         EpilogueParams epilogue = conv_detail::output_epilogue(
             d, c, bias, pb.c, args.alpha, args.beta, args.activation, args.output_type, vector_ok);
         if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
+        // K = 0 for a phase with no taps: the epilogue alone.
         const GemmParamsSm80 params{
-            args.dy, w,       pb.n * phase.rows * phase.cols, cg, taps * kg, 0, 0, 0, 0, 1,
+            args.dy, w,       pb.n * phase.rows * phase.cols, cg, pl.k, 0, 0, 0, 0, 1,
             1 << 30, epilogue};
-        const bool optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
-        const sm80::ConvTile tile = sm80::conv_tile_n(cg, narrow, optimized, wgmma);
         auto launch = [&](GemmParamsSm80 const& p) {
-          return sm80::run_conv_dgrad(args.input_type, narrow, optimized, tile, p, filter, phase, g,
-                                      stream);
+          if (pl.tile.tma)
+            return sm90::run_conv_dgrad_tma(args.input_type, pl.tile, p, pl.tma_a, pl.tma_b, stream);
+          return sm80::run_conv_dgrad(args.input_type, narrow, pl.optimized, pl.tile, p, filter, phase,
+                                      g, stream);
         };
-        const conv_detail::Split split =
-            conv_detail::choose_split(params.m, params.n, params.k, tile, sms);
         if (cudaError_t e =
-                conv_detail::run_split(params, split, workspace.get<float>(), stream, launch);
+                conv_detail::run_split(params, pl.split, workspace.get<float>(), stream, launch);
             e != cudaSuccess) {
           return conv_detail::launch_error("dgrad", g, e);
         }

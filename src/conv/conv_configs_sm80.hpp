@@ -45,6 +45,10 @@ inline constexpr int kConvTileKTma = 64;
 template <class Element, int TileN = kConvTile, bool Persistent = false>
 using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
                                       Element, Major::kK, Major::kK>;
+// dgrad on the TMA kernel (conv/dgrad_operand_sm90.hpp): the same tiles, B MN-major as boxes.
+template <class Element, int TileN = kConvTile, bool Persistent = false>
+using DgradConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
+                                      Element, Major::kK, Major::kMN, 1, true>;
 // The persistent kernel serves reductions of at most this many K tiles (1x1 layers up to 256
 // channels), where a block's life is mostly load latency and epilogue. Measured on the H100
 // (docs/PERFORMANCE.md): faster on the 1x1 layers of 64 to 256 channels, slower from 512
@@ -59,7 +63,7 @@ struct ConvTile {
   int m, n;
   bool wgmma = false;
   int k = kConvTileK;  // the kernel's K tile: the operand iterators' step, split-K's unit
-  bool tma = false;    // fprop on the TMA kernel (then k = kConvTileKTma)
+  bool tma = false;    // fprop or dgrad on the TMA kernel (then k = kConvTileKTma)
   bool small() const { return m < kConvTile || n < kConvTile; }
 };
 // fprop and dgrad: n output channels (GEMM N).

@@ -7,7 +7,6 @@
 
 #include "conv/conv_configs_sm80.hpp"
 #include "tessel/conv/fprop_operand_sm80.hpp"
-#include "tessel/conv/fprop_operand_sm90.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
 #include "tessel/runtime/types.hpp"
 
@@ -22,12 +21,3 @@ cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile
 
 }  // namespace tessel::sm80
 
-namespace tessel::sm90 {
-
-// Launches the fprop GEMM on the TMA kernel (tile.tma; operands from
-// make_fprop_tma_operands, p.k = R*S*c_blocks*kConvTileKTma). cudaErrorNotSupported where
-// libtessel has no sm_90a code.
-cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
-                               ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);
-
-}  // namespace tessel::sm90

@@ -35,6 +35,8 @@
 #include <tuple>
 #include <vector>
 
+#include "conv/conv2d_common.hpp"
+#include "conv/conv_tma_sm90.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 #include "typed_values.hpp"
@@ -429,6 +431,53 @@ TEST(Conv2dDgrad, GroupedAndDepthwise) {
 }
 
 // Filters of more than 32 taps (small images, large pads).
+// Phases whose dY has 64 or more channels run on the TMA kernel on an H100
+// (src/conv/conv2d_dgrad.cpp): strides 1-3 (one to nine phases, each its own im2col walk),
+// dilation, both modes, dY channels that are not whole 64-filter tiles (72, 200), output
+// channels from 8 (the 64-wide tile) to past two tiles, the channel-padded stem filter, split-K,
+// every type pair and the epilogue through the row scatter. On such a device the test first
+// requires that the engine accepts each phase, so it cannot pass on the cp.async kernels.
+TEST(Conv2dDgrad, TmaKernelRandomProblems) {
+  std::mt19937 rng(5150);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int filters[] = {64, 72, 128, 200};
+  int ran = 0;
+  for (int i = 0; ran < 14; ++i) {
+    Conv2dProblem p = problem(pick(1, 3), pick(4, 18), pick(4, 18), 8 * pick(1, 34), filters[pick(0, 3)],
+                              pick(1, 5), pick(1, 5), pick(0, 3), pick(1, 3), pick(1, 2), 1,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (i % 3 == 0) p.stride_w = p.stride_h % 3 + 1;  // unequal strides
+    if (!validate(p).ok()) continue;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    if (conv_detail::wgmma_available()) {
+      void* buffer = nullptr;  // any 16-byte aligned addresses: the maps are only encoded
+      ASSERT_EQ(cudaMalloc(&buffer, 256), cudaSuccess);
+      for (int ph = 0; ph < p.stride_h; ++ph)
+        for (int pw = 0; pw < p.stride_w; ++pw) {
+          const DgradPhase phase = make_dgrad_phase(p, ph, pw);
+          if (phase.rows == 0 || phase.cols == 0 || phase.taps_r == 0 || phase.taps_s == 0) continue;
+          ConvFpropTmaA a;
+          ConvDgradFilterTmaB b;
+          EXPECT_TRUE(sm90::make_dgrad_tma_operands(p, phase, buffer, static_cast<char*>(buffer) + 128, 128, 128,
+                                                    sm80::kConvTileKTma, a, b))
+              << describe(t) << ": the TMA engine refused phase (" << ph << ", " << pw << ")";
+        }
+      cudaFree(buffer);
+      if (HasFailure()) return;
+    }
+    run_dgrad(t, 400 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+}
+TEST(Conv2dDgrad, TmaKernelStemAndSplitK) {
+  run_dgrad({problem(2, 30, 30, 3, 64, 7, 7, 3, 2)}, 450);  // the padded 8-channel filter, 4 phases
+  run_dgrad({problem(1, 9, 9, 96, 512, 3, 3, 1, 1), DataType::kBF16, DataType::kBF16, 1.0f, 0.5f, true,
+             Activation::kReLU},
+            451);  // one tile, 72 K tiles: split
+}
+
 TEST(Conv2dDgrad, FiltersLargerThanThirtyTwo) {
   Conv2dProblem p = problem(2, 5, 6, 8, 16, 33, 3, 16, 1);
   p.pad_w = 1;

@@ -4,12 +4,14 @@
 // stepped by the traversal strides, wrapping into the next row and image; the tap's offsets
 // added to each pixel; zeros outside the tensor), and the GEMM that the TMA kernel computes
 // from those boxes, K tile by K tile, must equal a direct convolution exactly (small integers).
-// The device tests (Conv2dFprop.*) then check the engine itself.
+// dgrad's stride phases likewise, against dX's definition. The device tests (Conv2dFprop.*,
+// Conv2dDgrad.*) then check the engine itself.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
+#include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
 
 namespace tessel {
@@ -24,25 +26,30 @@ struct Tensors {
   }
 };
 
-// Row i of the box that starts at pixel (w, h, n) walks i steps through the bounding box.
-void walk(const Conv2dProblem& pb, const Im2colWalk& wk, int& w, int& h, int& n) {
+// Row i of the box that starts at pixel (w, h, n) walks i steps through the bounding box of
+// the (extent_h, extent_w) tensor.
+void walk(int extent_h, int extent_w, const Im2colWalk& wk, int& w, int& h, int& n) {
   w += wk.traversal[0];
-  if (w >= pb.w + wk.upper[0]) {
+  if (w >= extent_w + wk.upper[0]) {
     w = wk.lower[0];
     h += wk.traversal[1];
-    if (h >= pb.h + wk.upper[1]) h = wk.lower[1], ++n;
+    if (h >= extent_h + wk.upper[1]) h = wk.lower[1], ++n;
   }
 }
 
-// The (tile_m x tile_k) A box of K tile t for the rows from m0, as the engine would load it.
-std::vector<int> a_box(const Tensors& t, const ConvTmaGeometry& g, int tile_m, int m0, int k_tile) {
-  const Im2colWalk wk = make_im2col_walk(t.pb);
+// The (tile_m x tile_k) A box of K tile k_tile for the rows from m0, as the engine would load
+// it from the tensor that pixel(n, h, w, c) reads (zero outside), the walk of problem `pb` over
+// the (out_p, out_q) grid.
+template <class Pixel>
+std::vector<int> a_box(Pixel const& pixel, const Conv2dProblem& pb, int out_p, int out_q, const ConvTmaGeometry& g,
+                       int tile_m, int m0, int k_tile) {
+  const Im2colWalk wk = make_im2col_walk(pb, out_p, out_q);
   const Im2colBox b = im2col_box(g, im2col_origin(g, m0), k_tile);
   std::vector<int> box(std::size_t(tile_m) * g.tile_k);
   int w = b.w, h = b.h, n = b.n;
   for (int i = 0; i < tile_m; ++i) {
-    for (int c = 0; c < g.tile_k; ++c) box[i * g.tile_k + c] = t.xv(n, h + b.dh, w + b.dw, b.c + c);
-    walk(t.pb, wk, w, h, n);
+    for (int c = 0; c < g.tile_k; ++c) box[i * g.tile_k + c] = pixel(n, h + b.dh, w + b.dw, b.c + c);
+    walk(pb.h, pb.w, wk, w, h, n);
   }
   return box;
 }
@@ -55,7 +62,8 @@ void check(const Tensors& t, int tile_m, int tile_k) {
   std::vector<long long> gemm(std::size_t(m) * pb.k, 0);
   for (int m0 = 0; m0 < m; m0 += tile_m) {
     for (int kt = 0; kt < k_tiles; ++kt) {
-      const std::vector<int> a = a_box(t, g, tile_m, m0, kt);
+      const std::vector<int> a =
+          a_box([&](int n, int h, int w, int c) { return t.xv(n, h, w, c); }, pb, pb.p(), pb.q(), g, tile_m, m0, kt);
       for (int k = 0; k < pb.k; ++k) {
         const FilterBox fb = filter_box(g, 0, kt);  // box (tile_k, 1, K): the whole K here
         for (int i = 0; i < tile_m && m0 + i < m; ++i) {
@@ -120,6 +128,84 @@ TEST(ConvTmaBoxes, EmulatedImplicitGemmIsTheConvolution) {
     // Small tiles so that boxes wrap rows and images; the kernel's 128 rows, 32 and 64 channels.
     check(t, i % 3 == 0 ? 128 : 8 + 8 * (i % 5), i % 2 == 0 ? 64 : 32);
     if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// dgrad by stride phases (dgrad_operand_sm90.hpp): each phase's GEMM from emulated boxes (A:
+// im2col over dY on the phase's grid; B: the filter's (64 c, TileK k) boxes at the phase's
+// taps), its rows scattered to dX, equals dX's definition exactly.
+TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
+  std::mt19937 rng(23);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int i = 0; i < 200; ++i) {
+    Conv2dProblem pb;
+    for (;;) {
+      pb.n = pick(1, 2), pb.h = pick(1, 11), pb.w = pick(1, 11), pb.c = 8 * pick(1, 9), pb.k = 8 * pick(1, 10);
+      pb.r = pick(1, 4), pb.s = pick(1, 4), pb.pad_h = pick(0, 3), pb.pad_w = pick(0, 3);
+      pb.stride_h = pick(1, 3), pb.stride_w = pick(1, 3), pb.dilation_h = pick(1, 3), pb.dilation_w = pick(1, 3);
+      pb.mode = pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
+      if (validate(pb)) break;
+    }
+    const int P = pb.p(), Q = pb.q(), tile_m = i % 2 == 0 ? 128 : 16, tile_k = i % 3 == 0 ? 32 : 64;
+    SCOPED_TRACE(::testing::Message() << "case " << i << ": N" << pb.n << " H" << pb.h << " W" << pb.w << " C"
+                                      << pb.c << " K" << pb.k << " R" << pb.r << " S" << pb.s << " pad " << pb.pad_h
+                                      << "," << pb.pad_w << " stride " << pb.stride_h << "," << pb.stride_w
+                                      << " dil " << pb.dilation_h << "," << pb.dilation_w
+                                      << (pb.mode == ConvMode::kConvolution ? " conv" : ""));
+    std::vector<int> dy(std::size_t(pb.n) * P * Q * pb.k), w(std::size_t(pb.k) * pb.r * pb.s * pb.c);
+    for (int& v : dy) v = pick(-3, 3);
+    for (int& v : w) v = pick(-3, 3);
+    auto dy_at = [&](int n, int p, int q, int k) {
+      if (n >= pb.n || p < 0 || p >= P || q < 0 || q >= Q || k >= pb.k) return 0;
+      return dy[((std::size_t(n) * P + p) * Q + q) * pb.k + k];
+    };
+    auto w_at = [&](int k, int r, int s, int c) { return w[((std::size_t(k) * pb.r + r) * pb.s + s) * pb.c + c]; };
+    std::vector<long long> direct(std::size_t(pb.n) * pb.h * pb.w * pb.c, 0), emulated(direct.size(), 0);
+    const bool flip = pb.mode == ConvMode::kConvolution;
+    for (int n = 0; n < pb.n; ++n)
+      for (int p = 0; p < P; ++p)
+        for (int q = 0; q < Q; ++q)
+          for (int r = 0; r < pb.r; ++r)
+            for (int s = 0; s < pb.s; ++s) {
+              const int h = p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
+              const int x = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
+              if (h < 0 || h >= pb.h || x < 0 || x >= pb.w) continue;
+              for (int c = 0; c < pb.c; ++c)
+                for (int k = 0; k < pb.k; ++k)
+                  direct[((std::size_t(n) * pb.h + h) * pb.w + x) * pb.c + c] +=
+                      (long long)dy_at(n, p, q, k) * w_at(k, r, s, c);
+            }
+    for (int ph = 0; ph < pb.stride_h; ++ph)
+      for (int pw = 0; pw < pb.stride_w; ++pw) {
+        const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
+        if (phase.rows == 0 || phase.cols == 0 || phase.taps_r == 0 || phase.taps_s == 0) continue;
+        const ConvTmaGeometry g = make_conv_tma_geometry(phase.fprop, tile_k, phase.rows, phase.cols);
+        const DgradFilterTmaGeometry fg = make_dgrad_filter_tma_geometry(pb, phase, 64, tile_k);
+        ASSERT_EQ(fg.k_blocks, g.c_blocks);
+        const int m = pb.n * phase.rows * phase.cols, k_tiles = phase.taps_r * phase.taps_s * g.c_blocks;
+        for (int m0 = 0; m0 < m; m0 += tile_m)
+          for (int kt = 0; kt < k_tiles; ++kt) {
+            const std::vector<int> a = a_box(dy_at, phase.fprop, phase.rows, phase.cols, g, tile_m, m0, kt);
+            const DgradFilterBox fb = dgrad_filter_box(fg, 0, kt);
+            ASSERT_TRUE(fb.r >= 0 && fb.r < pb.r && fb.s >= 0 && fb.s < pb.s) << "K tile " << kt;
+            for (int row = 0; row < tile_m && m0 + row < m; ++row) {
+              const int gm = m0 + row, n = gm / (phase.rows * phase.cols);
+              const int ii = gm / phase.cols % phase.rows, jj = gm % phase.cols;
+              const int h = ph + ii * pb.stride_h, x = pw + jj * pb.stride_w;
+              for (int c = 0; c < pb.c; ++c) {
+                long long sum = 0;
+                for (int kk = 0; kk < tile_k; ++kk) {
+                  const int k = fb.k + kk;
+                  if (k < pb.k) sum += (long long)a[row * tile_k + kk] * w_at(k, fb.r, fb.s, c);
+                }
+                emulated[((std::size_t(n) * pb.h + h) * pb.w + x) * pb.c + c] += sum;
+              }
+            }
+          }
+      }
+    for (std::size_t e = 0; e < direct.size(); ++e) {
+      ASSERT_EQ(emulated[e], direct[e]) << "dX element " << e << " (c " << e % pb.c << ", pixel " << e / pb.c << ")";
+    }
   }
 }
 

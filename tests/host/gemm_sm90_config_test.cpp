@@ -67,6 +67,34 @@ TEST(GmmaDescriptor, MnMajorTileK64) { check_config<GemmConfigSm90<128, 128, 64,
 TEST(GmmaDescriptor, NarrowTileN64) { check_config<GemmConfigSm90<128, 64, 32, 6, Half, K, MN>>(); }
 TEST(GmmaDescriptor, ShortTileM64) { check_config<GemmConfigSm90<64, 128, 32, 6, Half, MN, K>>(); }
 
+// MnBoxes: an MN-major stage of TMA boxes (64 MN, TileK K), box b at b * TileK * 128 bytes,
+// K row k of it at k * 128, its 16-byte chunks XOR-swizzled by k % 8 (the 128-byte swizzle).
+template <class Gmma>
+void check_boxes(int extent, int origins, int tile_k) {
+  for (std::uint32_t base : {0u, 48u * 1024u}) {
+    for (int o = 0; o < origins; ++o) {
+      const int mn64 = o * extent / 64;
+      for (int ks = 0; ks < tile_k / 16; ++ks) {
+        const std::uint64_t desc = Gmma::descriptor(base, mn64, ks);
+        for (int mn = 0; mn < extent; ++mn) {
+          for (int k = 0; k < 16; ++k) {
+            const int gm = 64 * mn64 + mn, gk = 16 * ks + k;
+            const std::uint32_t linear = base + std::uint32_t(gm / 64 * tile_k * 128 + gk * 128 + gm % 64 * 2);
+            const std::uint32_t expected = linear ^ (((linear >> 7) & 7) << 4);
+            ASSERT_EQ(gmma_address(desc, false, mn, k), expected)
+                << "origin " << o << ", k-step " << ks << ", element (" << mn << ", " << k << ")";
+          }
+        }
+      }
+    }
+  }
+}
+TEST(GmmaDescriptor, MnMajorTmaBoxes) {
+  check_boxes<GemmConfigSm90<128, 128, 64, 3, Half, K, MN, 1, true>::GmmaB>(128, 1, 64);
+  check_boxes<GemmConfigSm90<128, 64, 64, 4, Half, K, MN, 1, true>::GmmaB>(64, 1, 64);
+  check_boxes<GemmConfigSm90<64, 128, 64, 4, Half, K, MN, 1, true>::GmmaB>(64, 2, 64);
+}
+
 // The same check must fail for a descriptor with the wrong swizzle mode, or it proves nothing.
 TEST(GmmaDescriptor, AWrongSwizzleIsCaught) {
   using Op = OperandSm80<Half, K, 128, 32, 6, 256, 8>;

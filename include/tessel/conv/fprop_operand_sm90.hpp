@@ -31,9 +31,10 @@ struct ConvTmaGeometry {
   int tile_k = 64;       // channels per K tile
 };
 
-inline ConvTmaGeometry make_conv_tma_geometry(const Conv2dProblem& pb, int tile_k) {
+// out_p, out_q: the output grid (0: the problem's P, Q).
+inline ConvTmaGeometry make_conv_tma_geometry(const Conv2dProblem& pb, int tile_k, int out_p = 0, int out_q = 0) {
   ConvTmaGeometry g;
-  g.p = pb.p(), g.q = pb.q();
+  g.p = out_p > 0 ? out_p : pb.p(), g.q = out_q > 0 ? out_q : pb.q();
   g.stride_h = pb.stride_h, g.stride_w = pb.stride_w, g.pad_h = pb.pad_h, g.pad_w = pb.pad_w;
   g.dilation_h = pb.dilation_h, g.dilation_w = pb.dilation_w;
   g.r = pb.r, g.s = pb.s;
@@ -44,15 +45,17 @@ inline ConvTmaGeometry make_conv_tma_geometry(const Conv2dProblem& pb, int tile_
 }
 
 // The im2col map's walk over X: the bounding box of start pixels [lower, extent + upper) in
-// (w, h), stepped by the traversal strides, so that it visits the Q x P start pixels
-// q * stride_w - pad_w (p * stride_h - pad_h), then the next image.
+// (w, h), stepped by the traversal strides, so that it visits the out_q x out_p start pixels
+// q * stride_w - pad_w (p * stride_h - pad_h), then the next image. The output grid is the
+// problem's (P, Q) for fprop, a stride phase's for dgrad (dgrad_operand_sm90.hpp).
 struct Im2colWalk {
   int lower[2], upper[2];  // (w, h)
   int traversal[2];        // (w, h)
 };
-inline Im2colWalk make_im2col_walk(const Conv2dProblem& pb) {
+inline Im2colWalk make_im2col_walk(const Conv2dProblem& pb, int out_p, int out_q) {
+  // The last start pixel is lower + (out - 1) * stride: the box ends just past it.
   return {{-pb.pad_w, -pb.pad_h},
-          {pb.pad_w - (pb.s - 1) * pb.dilation_w, pb.pad_h - (pb.r - 1) * pb.dilation_h},
+          {(out_q - 1) * pb.stride_w + 1 - pb.w - pb.pad_w, (out_p - 1) * pb.stride_h + 1 - pb.h - pb.pad_h},
           {pb.stride_w, pb.stride_h}};
 }
 

@@ -22,17 +22,21 @@
 namespace tessel {
 
 // Where one warpgroup's wgmma operand lies in a ring stage of OperandSm80<..., M, TileMN, TileK>.
-template <Major M, int TileMN, int TileK, int ElementBytes = 2>
+// MnBoxes: an MN-major stage written by the TMA engine instead, as TileMN/64 boxes of
+// (64 MN, TileK K), each K row of 64 MN 128-byte swizzled (Sw<3,3,3> o (64,TileK):(1,64)):
+// atoms of 64 MN are then TileK * 128 bytes apart and 8-K groups 1024 (conv/dgrad_operand_sm90.hpp).
+template <Major M, int TileMN, int TileK, int ElementBytes = 2, bool MnBoxes = false>
 struct GmmaOperand {
   static constexpr bool kKMajor = M == Major::kK;
   static constexpr GmmaSwizzle kSwizzle = !kKMajor || TileK == 64 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B;
   static constexpr int kRowBytes = TileK * ElementBytes;  // K-major: one MN row of the stage
   static constexpr int kAtomBytes = 64 * 8 * ElementBytes;  // MN-major: one (64,8) swizzle atom
+  static constexpr int kBoxBytes = 64 * TileK * ElementBytes;  // MnBoxes: one (64, TileK) box
   // Leading and stride byte offsets of the descriptor (see make_gmma_descriptor).
-  static constexpr int kLbo = kKMajor ? 16 : kAtomBytes;
-  static constexpr int kSbo = kKMajor ? 8 * kRowBytes : (TileMN / 64) * kAtomBytes;
+  static constexpr int kLbo = kKMajor ? 16 : MnBoxes ? kBoxBytes : kAtomBytes;
+  static constexpr int kSbo = kKMajor ? 8 * kRowBytes : MnBoxes ? kAtomBytes : (TileMN / 64) * kAtomBytes;
   // Byte offsets of the operand's (mn, k) origin: per 64 of MN, per 16 of K (one wgmma k-step).
-  static constexpr int kBytesPer64MN = kKMajor ? 64 * kRowBytes : kAtomBytes;
+  static constexpr int kBytesPer64MN = kKMajor ? 64 * kRowBytes : MnBoxes ? kBoxBytes : kAtomBytes;
   static constexpr int kBytesPerKStep = kKMajor ? 16 * ElementBytes : 2 * kSbo;
   static_assert(kKMajor ? (TileK == 32 || TileK == 64) : TileMN % 64 == 0,
                 "GmmaOperand: the stage must be made of wgmma's canonical swizzle atoms");
@@ -46,7 +50,7 @@ struct GmmaOperand {
 };
 
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
-          Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1>
+          Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1, bool MnBoxes = false>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
@@ -82,8 +86,9 @@ struct GemmConfigSm90 {
   using G2SB = typename OperandB::G2S;
   using G2SEdgeA = typename OperandA::G2SEdge;
   using G2SEdgeB = typename OperandB::G2SEdge;
-  using GmmaA = GmmaOperand<MajorA, TileM, TileK>;
-  using GmmaB = GmmaOperand<MajorB, TileN, TileK>;
+  // MnBoxes: MN-major operands are TMA boxes (GmmaOperand), for the TMA kernel (kernel_sm90_tma.hpp).
+  using GmmaA = GmmaOperand<MajorA, TileM, TileK, 2, MnBoxes>;
+  using GmmaB = GmmaOperand<MajorB, TileN, TileK, 2, MnBoxes>;
   using Wgmma = Wgmma64xNx16<kWgTileN, ElementAB, MajorA == Major::kMN, MajorB == Major::kMN>;
   static constexpr int kStageBytesA = TileM * TileK * 2, kStageBytesB = TileN * TileK * 2;
   static constexpr int kSmemBytesAB = (kStageBytesA + kStageBytesB) * Stages;

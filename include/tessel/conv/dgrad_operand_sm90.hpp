@@ -1,0 +1,66 @@
+// Convolution dgrad's operands for the TMA kernel (gemm/kernel_sm90_tma.hpp), one stride phase
+// at a time (dgrad_operand_sm80.hpp explains the phases): a phase is a stride-1 fprop over dY
+// on the phase's output grid, so
+//   A  (rows of the phase, R'*S'*K8)  fprop's im2col operand (ConvFpropTmaA) over dY (N, P, Q, K)
+//      with the phase's problem and grid; K8 = k_blocks * TileK
+//   B  (C, R'*S'*K8)  MN-major: for K tile t = (tap (t', u), k block), the filter's
+//      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, TileK k) of
+//      the 4-d (C, S, R, K) map: GmmaOperand's MnBoxes layout (config_sm90.hpp)
+// Filters past K and channels past C read as zeros.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "tessel/arch/sm90/tma.hpp"
+#include "tessel/conv/dgrad_operand_sm80.hpp"
+#include "tessel/conv/fprop_operand_sm90.hpp"
+
+namespace tessel {
+
+struct DgradFilterTmaGeometry {
+  int r_first = 0, r_step = 1, s_first = 0, s_step = 1;  // stored filter index of tap (t', u)
+  int taps_s = 1;                                        // S'
+  int k_blocks = 1, tile_k = 64;                         // K tiles per tap, filters per K tile
+  int boxes = 2;                                         // TileN / 64
+};
+
+inline DgradFilterTmaGeometry make_dgrad_filter_tma_geometry(const Conv2dProblem& pb, const DgradPhase& phase,
+                                                             int tile_n, int tile_k) {
+  return {phase.r_first, phase.r_step, phase.s_first, phase.s_step, phase.taps_s,
+          (pb.k + tile_k - 1) / tile_k, tile_k, tile_n / 64};
+}
+
+// Box 0 of K tile k_tile for output channels c0...: (c, s, r, k) of the (C, S, R, K) map;
+// box b starts at channel c + 64 b.
+struct DgradFilterBox {
+  int c, s, r, k;
+};
+TESSEL_HOST_DEVICE inline DgradFilterBox dgrad_filter_box(DgradFilterTmaGeometry const& g, int c0, int k_tile) {
+  const int tap = k_tile / g.k_blocks, kb = k_tile - tap * g.k_blocks;
+  const int t = tap / g.taps_s, u = tap - t * g.taps_s;
+  return {c0, g.s_first + u * g.s_step, g.r_first + t * g.r_step, kb * g.tile_k};
+}
+
+struct ConvDgradFilterTmaB {
+  CUtensorMap map;
+  DgradFilterTmaGeometry g;
+#if defined(__CUDACC__)
+  struct Tiles {
+    CUtensorMap const* map;
+    DgradFilterTmaGeometry g;
+    int c0, t;
+    __device__ void load(void* stage, std::uint64_t* bar) {
+      const DgradFilterBox b = dgrad_filter_box(g, c0, t++);
+      for (int i = 0; i < g.boxes; ++i) {
+        tma_load_4d(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c + 64 * i, b.s, b.r, b.k,
+                    bar);
+      }
+    }
+  };
+  __device__ Tiles tiles(int c0, int k_tile) const { return {&map, g, c0, k_tile}; }
+#endif
+};
+
+}  // namespace tessel

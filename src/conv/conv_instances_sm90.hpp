@@ -1,0 +1,24 @@
+// The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop and dgrad, each for f16
+// and bf16, the 128x128 and 128x64 tiles, two blocks per SM or persistent.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "conv/conv_configs_sm80.hpp"
+#include "tessel/conv/dgrad_operand_sm90.hpp"
+#include "tessel/conv/fprop_operand_sm90.hpp"
+#include "tessel/gemm/tile_loader.hpp"
+#include "tessel/runtime/types.hpp"
+
+namespace tessel::sm90 {
+
+// Launch one GEMM (tile.tma; operands from conv_tma_sm90.hpp, p.k a whole number of
+// kConvTileKTma tiles per tap). The persistent form serves reductions of at most
+// kConvPersistentMaxKTiles K tiles with more work items than two blocks per SM hold.
+// cudaErrorNotSupported where libtessel has no sm_90a code.
+cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
+                               ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);
+cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
+                               ConvFpropTmaA const& a, ConvDgradFilterTmaB const& b, cudaStream_t stream);
+
+}  // namespace tessel::sm90
