@@ -5,7 +5,7 @@
 //      with the phase's problem and grid; K8 = k_blocks * TileK
 //   B  (C, R'*S'*K8)  MN-major: for K tile t = (tap (t', u), k block), the filter's
 //      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, TileK k) of
-//      the 4-d (C, S, R, K) map: GmmaOperand's MnBoxes layout (config_sm90.hpp)
+//      the 4-d (C, S, R, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp)
 // Filters past K and channels past C read as zeros.
 #pragma once
 

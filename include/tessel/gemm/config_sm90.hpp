@@ -21,24 +21,42 @@
 
 namespace tessel {
 
-// Where one warpgroup's wgmma operand lies in a ring stage of OperandSm80<..., M, TileMN, TileK>.
-// MnBoxes: an MN-major stage written by the TMA engine instead, as TileMN/64 boxes of
-// (64 MN, TileK K), each K row of 64 MN 128-byte swizzled (Sw<3,3,3> o (64,TileK):(1,64)):
-// atoms of 64 MN are then TileK * 128 bytes apart and 8-K groups 1024 (conv/dgrad_operand_sm90.hpp).
-template <Major M, int TileMN, int TileK, int ElementBytes = 2, bool MnBoxes = false>
+// Who writes a stage, hence how it is laid out:
+//   kRing     the cp.async ring of operand_sm80.hpp. A K-major TMA box of 64- or 128-byte
+//             swizzled rows is the same layout.
+//   kMnBoxes  MN-major, written by the TMA engine as TileMN/64 boxes of (64 MN, TileK K), each
+//             K row of 64 MN 128-byte swizzled (Sw<3,3,3> o (64,TileK):(1,64)): atoms of 64 MN
+//             TileK * 128 bytes apart, 8-K groups 1024 (conv/dgrad_operand_sm90.hpp)
+//   kKColumns K-major, unswizzled, written as TileK/8 TMA boxes of (TileMN, 8 K) with 16-byte
+//             rows: 8x16-byte core matrices 128 bytes apart along MN, TileMN * 16 along K
+//             (conv/stem_operand_sm90.hpp: one box per filter tap of 8 channels)
+enum class GmmaLayout { kRing, kMnBoxes, kKColumns };
+
+// Where one warpgroup's wgmma operand lies in a stage of an (TileMN, TileK) operand of major
+// M, laid out as `Layout` says.
+template <Major M, int TileMN, int TileK, int ElementBytes = 2, GmmaLayout Layout = GmmaLayout::kRing>
 struct GmmaOperand {
   static constexpr bool kKMajor = M == Major::kK;
-  static constexpr GmmaSwizzle kSwizzle = !kKMajor || TileK == 64 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B;
-  static constexpr int kRowBytes = TileK * ElementBytes;  // K-major: one MN row of the stage
-  static constexpr int kAtomBytes = 64 * 8 * ElementBytes;  // MN-major: one (64,8) swizzle atom
-  static constexpr int kBoxBytes = 64 * TileK * ElementBytes;  // MnBoxes: one (64, TileK) box
+  static constexpr bool kColumns = Layout == GmmaLayout::kKColumns, kBoxes = Layout == GmmaLayout::kMnBoxes;
+  static_assert(!kColumns || kKMajor, "GmmaOperand: kKColumns is a K-major layout");
+  static_assert(!kBoxes || !kKMajor, "GmmaOperand: kMnBoxes is an MN-major layout");
+  static constexpr GmmaSwizzle kSwizzle = kColumns                  ? GmmaSwizzle::kNone
+                                          : !kKMajor || TileK == 64 ? GmmaSwizzle::k128B
+                                                                    : GmmaSwizzle::k64B;
+  static constexpr int kRowBytes = TileK * ElementBytes;       // K-major: one MN row of the stage
+  static constexpr int kAtomBytes = 64 * 8 * ElementBytes;     // MN-major: one (64,8) swizzle atom
+  static constexpr int kBoxBytes = 64 * TileK * ElementBytes;  // kMnBoxes: one (64, TileK) box
+  static constexpr int kColumnBytes = TileMN * 16;             // kKColumns: one (TileMN, 8) box
   // Leading and stride byte offsets of the descriptor (see make_gmma_descriptor).
-  static constexpr int kLbo = kKMajor ? 16 : MnBoxes ? kBoxBytes : kAtomBytes;
-  static constexpr int kSbo = kKMajor ? 8 * kRowBytes : MnBoxes ? kAtomBytes : (TileMN / 64) * kAtomBytes;
+  static constexpr int kLbo = kColumns ? kColumnBytes : kKMajor ? 16 : kBoxes ? kBoxBytes : kAtomBytes;
+  static constexpr int kSbo = kColumns  ? 128
+                              : kKMajor ? 8 * kRowBytes
+                              : kBoxes  ? kAtomBytes
+                                        : (TileMN / 64) * kAtomBytes;
   // Byte offsets of the operand's (mn, k) origin: per 64 of MN, per 16 of K (one wgmma k-step).
-  static constexpr int kBytesPer64MN = kKMajor ? 64 * kRowBytes : MnBoxes ? kBoxBytes : kAtomBytes;
-  static constexpr int kBytesPerKStep = kKMajor ? 16 * ElementBytes : 2 * kSbo;
-  static_assert(kKMajor ? (TileK == 32 || TileK == 64) : TileMN % 64 == 0,
+  static constexpr int kBytesPer64MN = kColumns ? 8 * 128 : kKMajor ? 64 * kRowBytes : kBoxes ? kBoxBytes : kAtomBytes;
+  static constexpr int kBytesPerKStep = kColumns ? 2 * kColumnBytes : kKMajor ? 16 * ElementBytes : 2 * kSbo;
+  static_assert(kColumns || (kKMajor ? (TileK == 32 || TileK == 64) : TileMN % 64 == 0),
                 "GmmaOperand: the stage must be made of wgmma's canonical swizzle atoms");
 
   // The descriptor of the operand whose (mn, k) origin is (64 * mn64, 16 * kstep) in the
@@ -50,7 +68,8 @@ struct GmmaOperand {
 };
 
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
-          Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1, bool MnBoxes = false>
+          Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1,
+          GmmaLayout LayoutA = GmmaLayout::kRing, GmmaLayout LayoutB = GmmaLayout::kRing>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
@@ -86,9 +105,9 @@ struct GemmConfigSm90 {
   using G2SB = typename OperandB::G2S;
   using G2SEdgeA = typename OperandA::G2SEdge;
   using G2SEdgeB = typename OperandB::G2SEdge;
-  // MnBoxes: MN-major operands are TMA boxes (GmmaOperand), for the TMA kernel (kernel_sm90_tma.hpp).
-  using GmmaA = GmmaOperand<MajorA, TileM, TileK, 2, MnBoxes>;
-  using GmmaB = GmmaOperand<MajorB, TileN, TileK, 2, MnBoxes>;
+  // Layouts other than kRing: stages the TMA kernel's engine writes (kernel_sm90_tma.hpp).
+  using GmmaA = GmmaOperand<MajorA, TileM, TileK, 2, LayoutA>;
+  using GmmaB = GmmaOperand<MajorB, TileN, TileK, 2, LayoutB>;
   using Wgmma = Wgmma64xNx16<kWgTileN, ElementAB, MajorA == Major::kMN, MajorB == Major::kMN>;
   static constexpr int kStageBytesA = TileM * TileK * 2, kStageBytesB = TileN * TileK * 2;
   static constexpr int kSmemBytesAB = (kStageBytesA + kStageBytesB) * Stages;

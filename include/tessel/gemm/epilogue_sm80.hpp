@@ -117,10 +117,10 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
   Out const* bias = static_cast<Out const*>(p.bias);
   const bool full_run = p.vector_ok && col + kVec <= cols;
 
-  // The common case without a decision per element: no residual, no row scatter, a whole
-  // 16-byte run, no bias or one per column (the thread's columns are the same in every row, so
-  // it loads its run of bias once), no activation or ReLU.
-  if (p.beta == 0.0f && p.scatter.cols == 0 && full_run && p.bias_mode != BiasMode::kPerRow &&
+  // The common case without a decision per element: no residual, a whole 16-byte run, no bias
+  // or one per column (the thread's columns are the same in every row, so it loads its run of
+  // bias once), no activation or ReLU.
+  if (p.beta == 0.0f && full_run && p.bias_mode != BiasMode::kPerRow &&
       (p.act == Activation::kNone || p.act == Activation::kReLU)) {
     float b[kVec];
     for (int j = 0; j < kVec; ++j) b[j] = p.bias_mode == BiasMode::kPerColumn ? to_float(bias[col0 + col + j]) : 0.0f;
@@ -135,7 +135,8 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
             out[j + i] = from_float<Out>(decltype(relu)::value ? fmaxf(x, 0.0f) : x);
           }
         }
-        *reinterpret_cast<uint4*>(d + (row0 + row) * p.ldd + col0 + col) = *reinterpret_cast<uint4 const*>(out);
+        *reinterpret_cast<uint4*>(d + p.scatter.row_start(row0 + row, p.ldd) + col0 + col) =
+            *reinterpret_cast<uint4 const*>(out);
       }
     };
     if (p.act == Activation::kReLU) {
