@@ -35,24 +35,16 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
   const bool c_read = args.beta != 0.0f;
   sm80::ConvTile tile = sm80::conv_tile_n(kg, narrow, optimized, conv_detail::wgmma_available());
   // On the wgmma kernels, layers of at least 64 channels take the TMA kernel when the engine
-  // can describe them; its K runs over whole 64-channel tiles of each tap. Layers of 8
-  // channels (the padded stem) take it with 8 taps per K tile (stem_operand_sm90.hpp).
+  // can describe them; its K runs over whole 64-channel tiles of each tap.
   ConvFpropTmaA tma_a;
-  ConvStemTmaA stem_a;
   ConvFilterTmaB tma_b;
   int gemm_k = rsc;
-  constexpr int kTileK = sm80::kConvTileKTma;
-  const bool stem = tile.wgmma && pb.c == kStemChannels &&
-                    sm90::make_stem_tma_operands(pb, x, w, tile.m, tile.n, kTileK, stem_a, tma_b);
-  if (stem) {
+  if (tile.wgmma && pb.c >= sm80::kConvTileKTma &&
+      sm90::make_fprop_tma_operands(pb, x, w, tile.m, tile.n, sm80::kConvTileKTma, tma_a, tma_b)) {
     tile.tma = true;
-    gemm_k = (pb.r * pb.s * kStemChannels + kTileK - 1) / kTileK * kTileK;
-  } else if (tile.wgmma && pb.c >= kTileK &&
-             sm90::make_fprop_tma_operands(pb, x, w, tile.m, tile.n, kTileK, tma_a, tma_b)) {
-    tile.tma = true;
-    gemm_k = pb.r * pb.s * tma_a.g.c_blocks * kTileK;
+    tile.k = sm80::kConvTileKTma;
+    gemm_k = pb.r * pb.s * tma_a.g.c_blocks * sm80::kConvTileKTma;
   }
-  if (tile.tma) tile.k = kTileK;
   const conv_detail::Split split =
       conv_detail::choose_split(npq, kg, gemm_k, tile, conv_detail::device_sms());
   conv_detail::StreamBuffer workspace(stream);
@@ -82,7 +74,6 @@ Status run_groups(const Conv2dArguments& args, const Conv2dProblem& pb, const vo
         conv_detail::output_epilogue(d, c, bias, pb.k, args.alpha, args.beta, args.activation,
                                      args.output_type, vector_ok)};
     auto launch = [&](GemmParamsSm80 const& p) {
-      if (stem) return sm90::run_conv_stem_tma(args.input_type, tile, p, stem_a, tma_b, stream);
       if (tile.tma) return sm90::run_conv_fprop_tma(args.input_type, tile, p, tma_a, tma_b, stream);
       return sm80::run_conv_fprop(args.input_type, narrow, optimized, tile, p, pb, g, stream);
     };

@@ -49,11 +49,6 @@ using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == 
 template <class Element, int TileN = kConvTile, bool Persistent = false>
 using DgradConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
                                       Element, Major::kK, Major::kMN, 1, GmmaLayout::kRing, GmmaLayout::kMnBoxes>;
-// fprop of 8 channels (the RGB stem, channel-padded) on the TMA kernel (conv/stem_operand_sm90.hpp):
-// a K tile is 8 filter taps of 8 channels, A unswizzled as one 16-byte column per tap.
-template <class Element, int TileN = kConvTile, bool Persistent = false>
-using StemConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
-                                     Element, Major::kK, Major::kK, 1, GmmaLayout::kKColumns, GmmaLayout::kRing>;
 // The persistent kernel serves reductions of at most this many K tiles (1x1 layers up to 256
 // channels), where a block's life is mostly load latency and epilogue. Measured on the H100
 // (docs/PERFORMANCE.md): faster on the 1x1 layers of 64 to 256 channels, slower from 512

@@ -10,13 +10,11 @@ template <class Element, int TileN, bool Persistent>
 using FpropConfig = sm80::FpropConfigTma<Element, TileN, Persistent>;
 template <class Element, int TileN, bool Persistent>
 using DgradConfig = sm80::DgradConfigTma<Element, TileN, Persistent>;
-template <class Element, int TileN, bool Persistent>
-using StemConfig = sm80::StemConfigTma<Element, TileN, Persistent>;
 
 #if defined(TESSEL_HAS_SM90A)
 
-template <template <class, int, bool> class Config, class Element, class ASource, class BSource>
-cudaError_t run(sm80::ConvTile tile, GemmParamsSm80 const& p, ASource const& a, BSource const& b,
+template <template <class, int, bool> class Config, class Element, class BSource>
+cudaError_t run(sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a, BSource const& b,
                 cudaStream_t stream) {
   using sm80::kConvSmallTile, sm80::kConvTile;
   // Persistent for short reductions with more work items than two blocks per SM could hold.
@@ -34,9 +32,9 @@ cudaError_t run(sm80::ConvTile tile, GemmParamsSm80 const& p, ASource const& a, 
 }
 #endif
 
-template <template <class, int, bool> class Config, class ASource, class BSource>
-cudaError_t run(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ASource const& a, BSource const& b,
-                cudaStream_t stream) {
+template <template <class, int, bool> class Config, class BSource>
+cudaError_t run(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a,
+                BSource const& b, cudaStream_t stream) {
 #if defined(TESSEL_HAS_SM90A)
   return input == DataType::kF16 ? run<Config, Half>(tile, p, a, b, stream)
                                  : run<Config, BFloat16>(tile, p, a, b, stream);
@@ -51,11 +49,6 @@ cudaError_t run(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, AS
 cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a,
                                ConvFilterTmaB const& b, cudaStream_t stream) {
   return run<FpropConfig>(input, tile, p, a, b, stream);
-}
-
-cudaError_t run_conv_stem_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ConvStemTmaA const& a,
-                              ConvFilterTmaB const& b, cudaStream_t stream) {
-  return run<StemConfig>(input, tile, p, a, b, stream);
 }
 
 cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a,

@@ -1,5 +1,4 @@
-// The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop (and its 8-channel form)
-// and dgrad, each for f16
+// The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop and dgrad, each for f16
 // and bf16, the 128x128 and 128x64 tiles, two blocks per SM or persistent.
 #pragma once
 
@@ -8,7 +7,6 @@
 #include "conv/conv_configs_sm80.hpp"
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
-#include "tessel/conv/stem_operand_sm90.hpp"
 #include "tessel/gemm/tile_loader.hpp"
 #include "tessel/runtime/types.hpp"
 
@@ -20,8 +18,6 @@ namespace tessel::sm90 {
 // cudaErrorNotSupported where libtessel has no sm_90a code.
 cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
                                ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);
-cudaError_t run_conv_stem_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
-                              ConvStemTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);
 cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
                                ConvFpropTmaA const& a, ConvDgradFilterTmaB const& b, cudaStream_t stream);
 

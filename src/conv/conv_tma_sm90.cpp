@@ -37,9 +37,9 @@ CUtensorMapSwizzle swizzle_for(int tile_k) {
 constexpr cuuint64_t kElementBytes = 2;
 
 // The im2col map of the NHWC tensor at x (pb's N, H, W, C), walked over the (out_p, out_q)
-// grid of pb's padding, stride and filter; boxes of `channels` channels x tile_m pixels.
-bool encode_im2col(CUtensorMap& map, const Conv2dProblem& pb, int out_p, int out_q, const void* x, int tile_m,
-                   int channels, CUtensorMapSwizzle swizzle) {
+// grid of pb's padding, stride and filter; boxes of tile_k channels x tile_m pixels.
+bool encode_im2col(const Conv2dProblem& pb, int out_p, int out_q, const void* x, int tile_m, int tile_k,
+                   ConvFpropTmaA& a) {
   const auto encode = im2col_encoder();
   if (encode == nullptr || pb.c % 8 != 0 || !aligned16(x) || pb.stride_h > 8 || pb.stride_w > 8) return false;
   const cuuint64_t e = kElementBytes;
@@ -47,13 +47,10 @@ bool encode_im2col(CUtensorMap& map, const Conv2dProblem& pb, int out_p, int out
   const cuuint64_t strides[3] = {pb.c * e, cuuint64_t(pb.w) * pb.c * e, cuuint64_t(pb.h) * pb.w * pb.c * e};
   const Im2colWalk walk = make_im2col_walk(pb, out_p, out_q);
   const cuuint32_t traversal[4] = {1, cuuint32_t(walk.traversal[0]), cuuint32_t(walk.traversal[1]), 1};
-  return encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void*>(x), dims, strides, walk.lower,
-                walk.upper, cuuint32_t(channels), cuuint32_t(tile_m), traversal, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-bool encode_im2col(const Conv2dProblem& pb, int out_p, int out_q, const void* x, int tile_m, int tile_k,
-                   ConvFpropTmaA& a) {
-  if (!encode_im2col(a.map, pb, out_p, out_q, x, tile_m, tile_k, swizzle_for(tile_k))) return false;
+  if (encode(&a.map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void*>(x), dims, strides, walk.lower, walk.upper,
+             cuuint32_t(tile_k), cuuint32_t(tile_m), traversal, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_for(tile_k),
+             CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
   a.g = make_conv_tma_geometry(pb, tile_k, out_p, out_q);
   return true;
 }
@@ -100,25 +97,6 @@ bool make_dgrad_tma_operands(const Conv2dProblem& pb, const DgradPhase& phase, c
   const cuuint32_t box[4] = {64, 1, 1, cuuint32_t(tile_k)};
   if (!encode_tiled(b.map, w, dims, strides, box, tile_k)) return false;
   b.g = make_dgrad_filter_tma_geometry(pb, phase, tile_n, tile_k);
-  return true;
-}
-
-bool make_stem_tma_operands(const Conv2dProblem& pb, const void* x, const void* w, int tile_m, int tile_n,
-                            int tile_k, ConvStemTmaA& a, ConvFilterTmaB& b) {
-  if (pb.groups != 1 || pb.c != kStemChannels || tile_k != 64) return false;
-  if (!encode_im2col(a.map, pb, pb.p(), pb.q(), x, tile_m, kStemChannels, CU_TENSOR_MAP_SWIZZLE_NONE)) return false;
-  a.g = make_conv_tma_geometry(pb, tile_k);
-  a.n_images = pb.n;
-  a.tile_m = tile_m;
-  // W as the (R*S*8, K) matrix, viewed (R*S*8, 1, K) for ConvFilterTmaB: boxes (tile_k, 1, tile_n).
-  const cuuint64_t row = cuuint64_t(pb.r) * pb.s * kStemChannels;
-  const cuuint64_t dims[3] = {row, 1, cuuint64_t(pb.k)};
-  const cuuint64_t strides[2] = {row * kElementBytes, row * kElementBytes};
-  const cuuint32_t box[3] = {cuuint32_t(tile_k), 1, cuuint32_t(tile_n)};
-  if (!encode_tiled(b.map, w, dims, strides, box, tile_k)) return false;
-  b.g = ConvTmaGeometry{};
-  b.g.c_blocks = int((row + tile_k - 1) / tile_k);  // one "tap" of R*S*8 columns
-  b.g.tile_k = tile_k;
   return true;
 }
 

@@ -8,7 +8,6 @@
 
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
-#include "tessel/conv/stem_operand_sm90.hpp"
 
 namespace tessel::sm90 {
 
@@ -19,9 +18,5 @@ bool make_fprop_tma_operands(const Conv2dProblem& pb, const void* x, const void*
 // dgrad, one stride phase with taps: A over dY at dy, B the filter at w.
 bool make_dgrad_tma_operands(const Conv2dProblem& pb, const DgradPhase& phase, const void* dy, const void* w,
                              int tile_m, int tile_n, int tile_k, ConvFpropTmaA& a, ConvDgradFilterTmaB& b);
-
-// fprop of exactly 8 channels (the channel-padded stem): A over X at x, B the filter at w.
-bool make_stem_tma_operands(const Conv2dProblem& pb, const void* x, const void* w, int tile_m, int tile_n,
-                            int tile_k, ConvStemTmaA& a, ConvFilterTmaB& b);
 
 }  // namespace tessel::sm90

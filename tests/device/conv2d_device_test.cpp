@@ -125,7 +125,7 @@ Conv2dProblem problem(int n, int h, int w, int c, int k, int r, int s, int pad, 
 TEST(Conv2dFprop, ThreeByThreeSamePadding) { run_case({problem(2, 9, 11, 16, 24, 3, 3, 1, 1)}, 1); }
 TEST(Conv2dFprop, OneByOne) { run_case({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 2); }
 TEST(Conv2dFprop, StemSevenBySevenStrideTwoWithThreeChannels) {
-  run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: zero-padded to 8 channels, as in the stem
+  run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: zero-padded to 8 channels
 }
 TEST(Conv2dFprop, StrideDilationAndTrueConvolution) {
   run_case({problem(2, 13, 12, 8, 16, 3, 3, 2, 2, 2, 1, ConvMode::kConvolution)}, 4);
@@ -223,35 +223,6 @@ TEST(Conv2dFprop, TmaKernelPersistentShortReductions) {
   run_case({problem(2, 190, 190, 136, 200, 1, 1, 0, 2), DataType::kBF16, DataType::kBF16, 0.5f, 1.0f, true,
             Activation::kReLU},
            15);  // 3 K tiles, the last of 8 channels
-}
-// Layers of 8 channels, as given or padded from 3 (the stem), take the TMA kernel's 8-tap K
-// tiles (stem_operand_sm90.hpp): the 7x7/2 stem, dilation and true convolution, filters whose
-// taps leave the last K tile partly empty, both tile widths and the epilogue.
-TEST(Conv2dFprop, TmaKernelEightChannels) {
-  const Case cases[] = {
-      {problem(2, 40, 38, 3, 64, 7, 7, 3, 2)},
-      {problem(1, 23, 29, 8, 100, 5, 3, 2, 1, 2, 1, ConvMode::kConvolution), DataType::kBF16, DataType::kBF16, 0.5f,
-       1.0f, true, Activation::kReLU},
-      {problem(3, 12, 12, 8, 24, 3, 3, 1, 2), DataType::kF16, DataType::kF16, 1.0f, 0.0f, true, Activation::kGELU},
-      {problem(1, 9, 9, 5, 130, 1, 1, 0, 1)},
-  };
-  int seed = 500;
-  for (Case const& t : cases) {
-    if (conv_detail::wgmma_available()) {
-      Conv2dProblem padded = t.pb;
-      padded.c = 8;
-      void* x = nullptr;
-      ASSERT_EQ(cudaMalloc(&x, 256), cudaSuccess);
-      ConvStemTmaA a;
-      ConvFilterTmaB b;
-      const bool tma = sm90::make_stem_tma_operands(padded, x, static_cast<char*>(x) + 128, 128, 64,
-                                                    sm80::kConvTileKTma, a, b);
-      cudaFree(x);
-      ASSERT_TRUE(tma) << describe(t) << ": the TMA engine refused the problem";
-    }
-    run_case(t, seed++);
-    if (HasFailure()) return;
-  }
 }
 // Few output tiles over a deep reduction of whole 64-channel tiles: split-K on the TMA kernel.
 TEST(Conv2dFprop, TmaKernelSplitK) {

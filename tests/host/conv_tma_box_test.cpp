@@ -8,13 +8,11 @@
 // Conv2dDgrad.*) then check the engine itself.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <random>
 #include <vector>
 
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
-#include "tessel/conv/stem_operand_sm90.hpp"
 
 namespace tessel {
 namespace {
@@ -207,76 +205,6 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
       }
     for (std::size_t e = 0; e < direct.size(); ++e) {
       ASSERT_EQ(emulated[e], direct[e]) << "dX element " << e << " (c " << e % pb.c << ", pixel " << e / pb.c << ")";
-    }
-  }
-}
-
-// The 8-channel (stem) form: a K tile is tile_k/8 im2col boxes of 8 channels, one per tap,
-// taps past R*S loading a box outside the tensor; B the filter as an (R*S*8, K) matrix.
-TEST(ConvTmaBoxes, StemEmulatedImplicitGemmIsTheConvolution) {
-  std::mt19937 rng(31);
-  for (int i = 0; i < 200; ++i) {
-    Tensors t = random_tensors(rng);
-    Conv2dProblem& pb = t.pb;
-    if (pb.c != kStemChannels) {  // the same problem with 8 channels
-      pb.c = kStemChannels;
-      t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
-      t.w.resize(std::size_t(pb.k) * pb.r * pb.s * pb.c);
-      for (int& v : t.x) v = std::uniform_int_distribution<int>(-3, 3)(rng);
-      for (int& v : t.w) v = std::uniform_int_distribution<int>(-3, 3)(rng);
-    }
-    if (i % 4 == 0) pb.r = 7, pb.s = 7, pb.pad_h = pb.pad_w = 3, pb.stride_h = pb.stride_w = 2;  // the stem's
-    if (i % 4 == 0) pb.dilation_h = pb.dilation_w = 1, pb.h = std::max(pb.h, 7), pb.w = std::max(pb.w, 7);
-    if (!validate(pb)) continue;
-    t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
-    t.w.resize(std::size_t(pb.k) * pb.r * pb.s * pb.c);
-    SCOPED_TRACE(::testing::Message() << "case " << i << ": N" << pb.n << " H" << pb.h << " W" << pb.w << " K"
-                                      << pb.k << " R" << pb.r << " S" << pb.s << " pad " << pb.pad_h << ","
-                                      << pb.pad_w << " stride " << pb.stride_h << "," << pb.stride_w << " dil "
-                                      << pb.dilation_h << "," << pb.dilation_w
-                                      << (pb.mode == ConvMode::kConvolution ? " conv" : ""));
-    const int tile_m = i % 2 == 0 ? 128 : 24, tile_k = 64, taps_per_tile = tile_k / kStemChannels;
-    const ConvTmaGeometry g = make_conv_tma_geometry(pb, tile_k);
-    const Im2colWalk wk = make_im2col_walk(pb, pb.p(), pb.q());
-    const int m = pb.n * pb.p() * pb.q(), row = pb.r * pb.s * kStemChannels;
-    const int k_tiles = (row + tile_k - 1) / tile_k;
-    std::vector<long long> gemm(std::size_t(m) * pb.k, 0);
-    for (int m0 = 0; m0 < m; m0 += tile_m) {
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        std::vector<int> a(std::size_t(tile_m) * tile_k);  // K index j * 8 + c
-        for (int j = 0; j < taps_per_tile; ++j) {
-          const Im2colBox b = stem_im2col_box(g, im2col_origin(g, m0), pb.n, kt, j);
-          int w = b.w, h = b.h, n = b.n;
-          for (int r = 0; r < tile_m; ++r) {
-            for (int c = 0; c < kStemChannels; ++c) a[r * tile_k + j * 8 + c] = t.xv(n, h + b.dh, w + b.dw, b.c + c);
-            walk(pb.h, pb.w, wk, w, h, n);
-          }
-        }
-        for (int r = 0; r < tile_m && m0 + r < m; ++r)
-          for (int k = 0; k < pb.k; ++k) {
-            long long sum = 0;
-            for (int kk = 0; kk < tile_k; ++kk) {
-              const int col = kt * tile_k + kk;  // of the (R*S*8) filter row
-              if (col < row) sum += (long long)a[r * tile_k + kk] * t.w[std::size_t(k) * row + col];
-            }
-            gemm[std::size_t(m0 + r) * pb.k + k] += sum;
-          }
-      }
-    }
-    const bool flip = pb.mode == ConvMode::kConvolution;
-    for (int mi = 0; mi < m; ++mi) {
-      const int n = mi / (pb.p() * pb.q()), p = mi / pb.q() % pb.p(), q = mi % pb.q();
-      for (int k = 0; k < pb.k; ++k) {
-        long long y = 0;
-        for (int r = 0; r < pb.r; ++r)
-          for (int s = 0; s < pb.s; ++s) {
-            const int h = p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
-            const int w = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
-            for (int c = 0; c < pb.c; ++c)
-              y += (long long)t.xv(n, h, w, c) * t.w[((std::size_t(k) * pb.r + r) * pb.s + s) * pb.c + c];
-          }
-        ASSERT_EQ(gemm[std::size_t(mi) * pb.k + k], y) << "row " << mi << " channel " << k;
-      }
     }
   }
 }

@@ -22,9 +22,7 @@ std::uint32_t gmma_address(std::uint64_t desc, bool k_major, int mn, int k) {
   const int mode = int(desc >> 62);
   const std::uint32_t width = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 16;  // swizzled row bytes
   std::uint32_t addr;
-  if (k_major && mode == 0) {  // unswizzled: 8x16-byte core matrices, sbo apart along MN, lbo along K
-    addr = start + (mn % 8) * 16 + (mn / 8) * sbo + (k % 8) * 2 + (k / 8) * lbo;
-  } else if (k_major) {  // 8 rows of `width` bytes per core-matrix group, groups sbo apart
+  if (k_major) {  // 8 rows of `width` bytes per core-matrix group, groups sbo apart
     addr = start + (mn % 8) * width + (mn / 8) * sbo + k * 2;
   } else {  // width/2 MN elements per row, one row per K; atoms along MN lbo apart, 8-K groups sbo apart
     const int per_row = int(width) / 2;
@@ -96,27 +94,6 @@ TEST(GmmaDescriptor, MnMajorTmaBoxes) {
   check_boxes<GemmConfigSm90<128, 128, 64, 3, Half, K, MN, 1, R, B>::GmmaB>(128, 1, 64);
   check_boxes<GemmConfigSm90<128, 64, 64, 4, Half, K, MN, 1, R, B>::GmmaB>(64, 1, 64);
   check_boxes<GemmConfigSm90<64, 128, 64, 4, Half, K, MN, 1, R, B>::GmmaB>(64, 2, 64);
-}
-
-// kKColumns: a K-major stage of TileK/8 unswizzled TMA boxes (TileMN, 8 K), box j at
-// j * TileMN * 16 bytes, row mn of it at mn * 16.
-TEST(GmmaDescriptor, KMajorTmaColumns) {
-  using Config = GemmConfigSm90<128, 64, 64, 4, Half, K, K, 1, GmmaLayout::kKColumns, GmmaLayout::kRing>;
-  using Gmma = Config::GmmaA;
-  for (std::uint32_t base : {0u, 24u * 1024u}) {
-    for (int o = 0; o < Config::kWarpGroupsM; ++o) {
-      for (int ks = 0; ks < 4; ++ks) {
-        const std::uint64_t desc = Gmma::descriptor(base, o, ks);
-        for (int mn = 0; mn < 64; ++mn) {
-          for (int k = 0; k < 16; ++k) {
-            const int gm = 64 * o + mn, gk = 16 * ks + k;
-            ASSERT_EQ(gmma_address(desc, true, mn, k), base + std::uint32_t(gk / 8 * 128 * 16 + gm * 16 + gk % 8 * 2))
-                << "origin " << o << ", k-step " << ks << ", element (" << mn << ", " << k << ")";
-          }
-        }
-      }
-    }
-  }
 }
 
 // The same check must fail for a descriptor with the wrong swizzle mode, or it proves nothing.

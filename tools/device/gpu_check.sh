@@ -34,7 +34,7 @@ while (($#)); do
           >"$OUT/sanitize-sm90-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-sm90-$tool.log"
         compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/conv2d_device_test" \
-          --gtest_filter='Conv2dFprop.StrideDilationAndTrueConvolution:Conv2dFprop.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dFprop.GroupedAndDepthwise:Conv2dFprop.EpilogueAndTypes:Conv2dFprop.FewTilesAndDeepReductionAreSplit:Conv2dFprop.TmaKernelRandomProblems:Conv2dFprop.TmaKernelSplitK:Conv2dFprop.TmaKernelEightChannels:Conv2dFprop.TmaKernelPersistentShortReductions' \
+          --gtest_filter='Conv2dFprop.StrideDilationAndTrueConvolution:Conv2dFprop.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dFprop.GroupedAndDepthwise:Conv2dFprop.EpilogueAndTypes:Conv2dFprop.FewTilesAndDeepReductionAreSplit:Conv2dFprop.TmaKernel*' \
           >"$OUT/sanitize-conv-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-conv-$tool.log"
         compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/conv2d_backward_device_test" \

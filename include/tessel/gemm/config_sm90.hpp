@@ -27,36 +27,26 @@ namespace tessel {
 //   kMnBoxes  MN-major, written by the TMA engine as TileMN/64 boxes of (64 MN, TileK K), each
 //             K row of 64 MN 128-byte swizzled (Sw<3,3,3> o (64,TileK):(1,64)): atoms of 64 MN
 //             TileK * 128 bytes apart, 8-K groups 1024 (conv/dgrad_operand_sm90.hpp)
-//   kKColumns K-major, unswizzled, written as TileK/8 TMA boxes of (TileMN, 8 K) with 16-byte
-//             rows: 8x16-byte core matrices 128 bytes apart along MN, TileMN * 16 along K
-//             (conv/stem_operand_sm90.hpp: one box per filter tap of 8 channels)
-enum class GmmaLayout { kRing, kMnBoxes, kKColumns };
+enum class GmmaLayout { kRing, kMnBoxes };
 
 // Where one warpgroup's wgmma operand lies in a stage of an (TileMN, TileK) operand of major
 // M, laid out as `Layout` says.
 template <Major M, int TileMN, int TileK, int ElementBytes = 2, GmmaLayout Layout = GmmaLayout::kRing>
 struct GmmaOperand {
   static constexpr bool kKMajor = M == Major::kK;
-  static constexpr bool kColumns = Layout == GmmaLayout::kKColumns, kBoxes = Layout == GmmaLayout::kMnBoxes;
-  static_assert(!kColumns || kKMajor, "GmmaOperand: kKColumns is a K-major layout");
+  static constexpr bool kBoxes = Layout == GmmaLayout::kMnBoxes;
   static_assert(!kBoxes || !kKMajor, "GmmaOperand: kMnBoxes is an MN-major layout");
-  static constexpr GmmaSwizzle kSwizzle = kColumns                  ? GmmaSwizzle::kNone
-                                          : !kKMajor || TileK == 64 ? GmmaSwizzle::k128B
-                                                                    : GmmaSwizzle::k64B;
+  static constexpr GmmaSwizzle kSwizzle = !kKMajor || TileK == 64 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B;
   static constexpr int kRowBytes = TileK * ElementBytes;       // K-major: one MN row of the stage
   static constexpr int kAtomBytes = 64 * 8 * ElementBytes;     // MN-major: one (64,8) swizzle atom
   static constexpr int kBoxBytes = 64 * TileK * ElementBytes;  // kMnBoxes: one (64, TileK) box
-  static constexpr int kColumnBytes = TileMN * 16;             // kKColumns: one (TileMN, 8) box
   // Leading and stride byte offsets of the descriptor (see make_gmma_descriptor).
-  static constexpr int kLbo = kColumns ? kColumnBytes : kKMajor ? 16 : kBoxes ? kBoxBytes : kAtomBytes;
-  static constexpr int kSbo = kColumns  ? 128
-                              : kKMajor ? 8 * kRowBytes
-                              : kBoxes  ? kAtomBytes
-                                        : (TileMN / 64) * kAtomBytes;
+  static constexpr int kLbo = kKMajor ? 16 : kBoxes ? kBoxBytes : kAtomBytes;
+  static constexpr int kSbo = kKMajor ? 8 * kRowBytes : kBoxes ? kAtomBytes : (TileMN / 64) * kAtomBytes;
   // Byte offsets of the operand's (mn, k) origin: per 64 of MN, per 16 of K (one wgmma k-step).
-  static constexpr int kBytesPer64MN = kColumns ? 8 * 128 : kKMajor ? 64 * kRowBytes : kBoxes ? kBoxBytes : kAtomBytes;
-  static constexpr int kBytesPerKStep = kColumns ? 2 * kColumnBytes : kKMajor ? 16 * ElementBytes : 2 * kSbo;
-  static_assert(kColumns || (kKMajor ? (TileK == 32 || TileK == 64) : TileMN % 64 == 0),
+  static constexpr int kBytesPer64MN = kKMajor ? 64 * kRowBytes : kBoxes ? kBoxBytes : kAtomBytes;
+  static constexpr int kBytesPerKStep = kKMajor ? 16 * ElementBytes : 2 * kSbo;
+  static_assert(kKMajor ? (TileK == 32 || TileK == 64) : TileMN % 64 == 0,
                 "GmmaOperand: the stage must be made of wgmma's canonical swizzle atoms");
 
   // The descriptor of the operand whose (mn, k) origin is (64 * mn64, 16 * kstep) in the
