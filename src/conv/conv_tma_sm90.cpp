@@ -35,6 +35,7 @@ CUtensorMapSwizzle swizzle_for(int tile_k) {
   return tile_k == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
 }
 constexpr cuuint64_t kElementBytes = 2;
+constexpr int kMaxIm2colOffset = 127;
 
 // The im2col map of the NHWC tensor at x (pb's N, H, W, C), walked over the (out_p, out_q)
 // grid of pb's padding, stride and filter; boxes of tile_k channels x tile_m pixels.
@@ -42,6 +43,9 @@ bool encode_im2col(const Conv2dProblem& pb, int out_p, int out_q, const void* x,
                    ConvFpropTmaA& a) {
   const auto encode = im2col_encoder();
   if (encode == nullptr || pb.c % 8 != 0 || !aligned16(x) || pb.stride_h > 8 || pb.stride_w > 8) return false;
+  // The taps' offsets travel as 16-bit operands; the engine's own range is narrower for 4-d
+  // maps (its corners are 8-bit), so offsets past 127 keep the cp.async kernels.
+  if ((pb.r - 1) * pb.dilation_h > kMaxIm2colOffset || (pb.s - 1) * pb.dilation_w > kMaxIm2colOffset) return false;
   const cuuint64_t e = kElementBytes;
   const cuuint64_t dims[4] = {cuuint64_t(pb.c), cuuint64_t(pb.w), cuuint64_t(pb.h), cuuint64_t(pb.n)};
   const cuuint64_t strides[3] = {pb.c * e, cuuint64_t(pb.w) * pb.c * e, cuuint64_t(pb.h) * pb.w * pb.c * e};

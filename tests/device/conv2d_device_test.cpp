@@ -224,6 +224,15 @@ TEST(Conv2dFprop, TmaKernelPersistentShortReductions) {
             Activation::kReLU},
            15);  // 3 K tiles, the last of 8 channels
 }
+// Tap offsets up to 127 run on the TMA kernel, larger ones on the cp.async kernels: both right.
+TEST(Conv2dFprop, TmaKernelLargeDilation) {
+  for (int dilation : {127, 128}) {
+    Conv2dProblem p = problem(1, 131, 6, 64, 16, 2, 3, 1, 1);
+    p.dilation_h = dilation;
+    run_case({p}, 600 + dilation);
+    if (HasFailure()) return;
+  }
+}
 // Few output tiles over a deep reduction of whole 64-channel tiles: split-K on the TMA kernel.
 TEST(Conv2dFprop, TmaKernelSplitK) {
   run_case({problem(1, 9, 9, 512, 192, 3, 3, 1, 1), DataType::kBF16, DataType::kBF16, 1.0f, 0.5f, true,
