@@ -1,8 +1,8 @@
 // The conv runtime's split-K rule (src/conv/conv2d_common.cpp, choose_split) over many
 // generated GEMM shapes and SM counts: it splits only when the output's tiles fill less than
 // half the SMs, into at most 64 slices, each of at least 16 K tiles (1024 K on the wgmma
-// kernels: 32 tiles of 32, 16 of 64; the tile says which), no slice empty, every K tile in exactly one slice; plus the documented
-// example.
+// kernels: 32 tiles of 32, 16 of 64; the tile says which), no slice empty, every K tile in
+// exactly one slice; plus the documented example.
 #include <gtest/gtest.h>
 
 #include <random>
