@@ -20,4 +20,3 @@ cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile
                            cudaStream_t stream);
 
 }  // namespace tessel::sm80
-
