@@ -1,5 +1,6 @@
 // The warp-specialized sm_90a GEMM kernel, for operands the TMA engine loads (conv fprop's
-// im2col activations and its filter: conv/fprop_operand_sm90.hpp). The tile, ring layout,
+// and dgrad's im2col activations and their filters: conv/fprop_operand_sm90.hpp,
+// conv/dgrad_operand_sm90.hpp). The tile, ring layout,
 // wgmma and epilogue are kernel_sm90.hpp's (GemmConfigSm90); the loads are not the threads':
 //   producer warp (the 9th, after the two MMA warpgroups): one thread, per K tile i, waits
 //             until its stage is free (empty), arms full[stage] with the stage's bytes and
