@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
@@ -91,11 +92,13 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     pl.split = conv_detail::choose_split(pb.n * pl.phase.rows * pl.phase.cols, cg, pl.k, pl.tile, sms);
     return pl;
   };
-  // Split-K per phase; one workspace for the largest.
+  // The phases' plans (the same for every group), in (ph, pw) order; split-K per phase, one
+  // workspace for the largest.
+  std::vector<PhasePlan> plans;
   std::size_t workspace_bytes = 0;
   for (int ph = 0; ph < pb.stride_h; ++ph) {
     for (int pw = 0; pw < pb.stride_w; ++pw) {
-      const PhasePlan pl = plan(ph, pw);
+      const PhasePlan& pl = plans.emplace_back(plan(ph, pw));
       workspace_bytes =
           std::max(workspace_bytes, pl.split.workspace_bytes(pb.n * pl.phase.rows * pl.phase.cols, cg));
     }
@@ -110,29 +113,26 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     const void* bias =
         args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * cg * ob : nullptr;
     const bool vector_ok = pb.c % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
-    for (int ph = 0; ph < pb.stride_h; ++ph) {
-      for (int pw = 0; pw < pb.stride_w; ++pw) {
-        const PhasePlan pl = plan(ph, pw);
-        const DgradPhase& phase = pl.phase;
-        if (phase.rows == 0 || phase.cols == 0) continue;  // H < stride_h: no such rows
-        EpilogueParams epilogue = conv_detail::output_epilogue(
-            d, c, bias, pb.c, args.alpha, args.beta, args.activation, args.output_type, vector_ok);
-        if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
-        // K = 0 for a phase with no taps: the epilogue alone.
-        const GemmParamsSm80 params{
-            args.dy, w,       pb.n * phase.rows * phase.cols, cg, pl.k, 0, 0, 0, 0, 1,
-            1 << 30, epilogue};
-        auto launch = [&](GemmParamsSm80 const& p) {
-          if (pl.tile.tma)
-            return sm90::run_conv_dgrad_tma(args.input_type, pl.tile, p, pl.tma_a, pl.tma_b, stream);
-          return sm80::run_conv_dgrad(args.input_type, narrow, pl.optimized, pl.tile, p, filter, phase,
-                                      g, stream);
-        };
-        if (cudaError_t e =
-                conv_detail::run_split(params, pl.split, workspace.get<float>(), stream, launch);
-            e != cudaSuccess) {
-          return conv_detail::launch_error("dgrad", g, e);
-        }
+    for (const PhasePlan& pl : plans) {
+      const DgradPhase& phase = pl.phase;
+      if (phase.rows == 0 || phase.cols == 0) continue;  // H < stride_h: no such rows
+      EpilogueParams epilogue = conv_detail::output_epilogue(
+          d, c, bias, pb.c, args.alpha, args.beta, args.activation, args.output_type, vector_ok);
+      if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
+      // K = 0 for a phase with no taps: the epilogue alone.
+      const GemmParamsSm80 params{
+          args.dy, w,       pb.n * phase.rows * phase.cols, cg, pl.k, 0, 0, 0, 0, 1,
+          1 << 30, epilogue};
+      auto launch = [&](GemmParamsSm80 const& p) {
+        if (pl.tile.tma)
+          return sm90::run_conv_dgrad_tma(args.input_type, pl.tile, p, pl.tma_a, pl.tma_b, stream);
+        return sm80::run_conv_dgrad(args.input_type, narrow, pl.optimized, pl.tile, p, filter, phase,
+                                    g, stream);
+      };
+      if (cudaError_t e =
+              conv_detail::run_split(params, pl.split, workspace.get<float>(), stream, launch);
+          e != cudaSuccess) {
+        return conv_detail::launch_error("dgrad", g, e);
       }
     }
   }

@@ -32,23 +32,32 @@ std::uint32_t gmma_address(std::uint64_t desc, bool k_major, int mn, int k) {
   return addr ^ (((addr >> 7) & mask) << 4);
 }
 
-// Operand X (A: extent 64, B: kWgTileN) at each warpgroup origin of a stage at `base`.
-template <class Gmma, class Operand>
-void check_operand(int extent, int origins, int tile_k, std::uint32_t base, char const* name) {
-  typename Operand::SmemStageLayout stage;
+// Every element of the operand (A: extent 64, B: kWgTileN) at each warpgroup origin and
+// k-step of a stage at `base`: the descriptor's address against address(gm, gk), the stage
+// layout's byte offset of element (gm, gk) of the whole (TileMN, TileK) stage.
+template <class Gmma, class Address>
+void check_descriptors(int extent, int origins, int tile_k, std::uint32_t base, char const* name,
+                       Address const& address) {
   for (int o = 0; o < origins; ++o) {
     const int mn64 = o * extent / 64;
     for (int ks = 0; ks < tile_k / 16; ++ks) {
       const std::uint64_t desc = Gmma::descriptor(base, mn64, ks);
       for (int mn = 0; mn < extent; ++mn) {
         for (int k = 0; k < 16; ++k) {
-          const std::uint32_t expected = base + 2 * std::uint32_t(stage(64 * mn64 + mn, 16 * ks + k));
-          ASSERT_EQ(gmma_address(desc, Gmma::kKMajor, mn, k), expected)
+          ASSERT_EQ(gmma_address(desc, Gmma::kKMajor, mn, k), base + address(64 * mn64 + mn, 16 * ks + k))
               << name << ": origin " << o << ", k-step " << ks << ", element (" << mn << ", " << k << ")";
         }
       }
     }
   }
+}
+
+// ... against the cp.async ring (operand_sm80.hpp).
+template <class Gmma, class Operand>
+void check_operand(int extent, int origins, int tile_k, std::uint32_t base, char const* name) {
+  typename Operand::SmemStageLayout stage;
+  check_descriptors<Gmma>(extent, origins, tile_k, base, name,
+                          [&](int gm, int gk) { return 2 * std::uint32_t(stage(gm, gk)); });
 }
 
 template <class Config>
@@ -72,21 +81,11 @@ TEST(GmmaDescriptor, ShortTileM64) { check_config<GemmConfigSm90<64, 128, 32, 6,
 template <class Gmma>
 void check_boxes(int extent, int origins, int tile_k) {
   for (std::uint32_t base : {0u, 48u * 1024u}) {
-    for (int o = 0; o < origins; ++o) {
-      const int mn64 = o * extent / 64;
-      for (int ks = 0; ks < tile_k / 16; ++ks) {
-        const std::uint64_t desc = Gmma::descriptor(base, mn64, ks);
-        for (int mn = 0; mn < extent; ++mn) {
-          for (int k = 0; k < 16; ++k) {
-            const int gm = 64 * mn64 + mn, gk = 16 * ks + k;
-            const std::uint32_t linear = base + std::uint32_t(gm / 64 * tile_k * 128 + gk * 128 + gm % 64 * 2);
-            const std::uint32_t expected = linear ^ (((linear >> 7) & 7) << 4);
-            ASSERT_EQ(gmma_address(desc, false, mn, k), expected)
-                << "origin " << o << ", k-step " << ks << ", element (" << mn << ", " << k << ")";
-          }
-        }
-      }
-    }
+    check_descriptors<Gmma>(extent, origins, tile_k, base, "boxes", [&](int gm, int gk) {
+      // base is 1024-byte aligned, so the swizzle's row bits are those of the offset
+      const std::uint32_t linear = std::uint32_t(gm / 64 * tile_k * 128 + gk * 128 + gm % 64 * 2);
+      return linear ^ (((linear >> 7) & 7) << 4);
+    });
   }
 }
 TEST(GmmaDescriptor, MnMajorTmaBoxes) {

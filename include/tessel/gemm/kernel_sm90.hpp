@@ -24,6 +24,38 @@
 namespace tessel {
 
 #if defined(__CUDACC__)
+namespace detail {
+// One K tile of a warpgroup's wgmmas from the stage at (stage_a, stage_b), into one new group:
+// its (64, kWgTileN) accumulators += its 64 rows of A x its kWgTileN columns of B.
+template <class Config>
+__device__ void wgmma_k_tile(float (&acc)[Config::kAccumulators], std::uint32_t stage_a, std::uint32_t stage_b,
+                             int wg_m, int wg_n) {
+  wgmma_fence_operands(acc);
+  wgmma_fence();
+  for (int ks = 0; ks < Config::kTileK / 16; ++ks) {
+    Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m, ks),
+                       Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
+  }
+  wgmma_commit();
+}
+
+// A warpgroup's accumulators (wgmma.hpp's layout) into the block's fp32 staging tile at
+// `staging` (Config::SmemLayoutC), for epilogue_store.
+template <class Config>
+__device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg_m,
+                                   int wg_n) {
+  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
+  const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
+  const int row = wg_m * 64 + warp * 16 + lane / 4;
+  const int col = wg_n * Config::kWgTileN + 2 * (lane % 4);
+  for (int j = 0; j < Config::kWgTileN / 8; ++j) {
+    for (int h = 0; h < 2; ++h) {  // rows row and row + 8
+      *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    }
+  }
+}
+}  // namespace detail
+
 template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
 __global__ void __launch_bounds__(Config::kThreads)
     gemm_kernel_sm90(GemmParamsSm80 p, ASource a_source, BSource b_source) {
@@ -56,15 +88,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, refill);
     cp_async_commit_group();
 
-    wgmma_fence_operands(acc);
-    wgmma_fence();
-    const std::uint32_t stage_a = smem_a + stage * Config::kStageBytesA;
-    const std::uint32_t stage_b = smem_b + stage * Config::kStageBytesB;
-    for (int ks = 0; ks < Config::kTileK / 16; ++ks) {
-      Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m, ks),
-                         Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
-    }
-    wgmma_commit();
+    detail::wgmma_k_tile<Config>(acc, smem_a + stage * Config::kStageBytesA, smem_b + stage * Config::kStageBytesB,
+                                 wg_m, wg_n);
     wgmma_wait<kInFlight>();
     wgmma_fence_operands(acc);
     stage = stage + 1 < kStages ? stage + 1 : 0;
@@ -75,15 +100,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // The ring becomes the epilogue's staging tile: no copy may still write it, no wgmma read it.
   cp_async_wait_all();
   __syncthreads();
-  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(smem)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
-  const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
-  const int row = wg_m * 64 + warp * 16 + lane / 4;
-  const int col = wg_n * Config::kWgTileN + 2 * (lane % 4);
-  for (int j = 0; j < Config::kWgTileN / 8; ++j) {
-    for (int h = 0; h < 2; ++h) {  // rows row and row + 8
-      *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-    }
-  }
+  detail::stage_accumulators<Config>(smem, acc, wg_m, wg_n);
   __syncthreads();
   epilogue_store<Config>(smem, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM, tile.n * Config::kTileN,
                          p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);

@@ -28,6 +28,7 @@
 
 #include "config_sm90.hpp"
 #include "epilogue_sm80.hpp"
+#include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::stage_accumulators
 #include "tile_loader.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
@@ -103,10 +104,6 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   const std::uint32_t smem_a_addr = detail::smem_address(smem);
   const std::uint32_t smem_b_addr = detail::smem_address(smem_b);
   unsigned char* staging = smem + kTmaKernelStagingOffset<Config, Persistent>;
-  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
-  const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
-  const int row = wg_m * 64 + warp * 16 + lane / 4;
-  const int col = wg_n * Config::kWgTileN + 2 * (lane % 4);
   float acc[Config::kAccumulators];  // (64, kWgTileN) of this warpgroup, wgmma.hpp's layout
 
   int stage = 0, round = 0;
@@ -116,15 +113,8 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     int previous = -1;
     for (int t = tile_begin; t < tile_end; ++t) {
       mbarrier_wait(&full[stage], round & 1);
-      wgmma_fence_operands(acc);
-      wgmma_fence();
-      const std::uint32_t stage_a = smem_a_addr + stage * Config::kStageBytesA;
-      const std::uint32_t stage_b = smem_b_addr + stage * Config::kStageBytesB;
-      for (int ks = 0; ks < Config::kTileK / 16; ++ks) {
-        Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m, ks),
-                           Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
-      }
-      wgmma_commit();
+      detail::wgmma_k_tile<Config>(acc, smem_a_addr + stage * Config::kStageBytesA,
+                                   smem_b_addr + stage * Config::kStageBytesB, wg_m, wg_n);
       wgmma_wait<1>();  // tile t-1's wgmmas are done: its stage may be refilled
       wgmma_fence_operands(acc);
       if (previous >= 0 && warp_leader) mbarrier_arrive(&empty[previous]);
@@ -138,12 +128,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     // Staging: over the ring once both warpgroups are done reading it (every box has landed:
     // each was waited for); or, persistent, once the previous item's stores have read it.
     asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
-    for (int j = 0; j < Config::kWgTileN / 8; ++j) {
-      for (int h = 0; h < 2; ++h) {  // rows row and row + 8
-        *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) =
-            make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-      }
-    }
+    detail::stage_accumulators<Config>(staging, acc, wg_m, wg_n);
     asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
     const int z = Persistent ? item / tiles_mn : int(blockIdx.z);
     epilogue_store<Config>(staging, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
