@@ -1,34 +1,17 @@
-// What the three conv2d directions share on the host: alignment, the device check, the
-// launch-error status and split-K.
+// What the three conv2d directions share when they execute a plan (conv2d_plan.hpp): the
+// launch-error status, the epilogue, split-K's two passes and stream-ordered buffers.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <string>
 
-#include "conv/conv_configs_sm80.hpp"
+#include "conv/conv2d_plan.hpp"
 #include "gemm/split_k_reduce.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
 #include "tessel/runtime/status.hpp"
 
 namespace tessel::conv_detail {
-
-bool aligned(const void* p, int bytes);
-
-// kNoDevice when there is no CUDA device or it is older than sm_80; else success.
-inline Status check_device(const char* direction) {
-  int device = 0, major = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
-    cudaGetLastError();
-    return {StatusCode::kNoDevice,
-            std::string("conv2d: ") + direction + ": no CUDA device: " + cudaGetErrorString(e)};
-  }
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (major < 8)
-    return {StatusCode::kNoDevice,
-            std::string("conv2d: ") + direction + ": tessel's kernels need sm_80 or newer"};
-  return {};
-}
 
 // kCudaError for a failed launch of group g (clearing CUDA's sticky-free last error).
 inline Status launch_error(const char* direction, int group, cudaError_t e) {
@@ -36,32 +19,6 @@ inline Status launch_error(const char* direction, int group, cudaError_t e) {
   return {StatusCode::kCudaError, std::string("conv2d: ") + direction + " launch failed (group " +
                                       std::to_string(group) + "): " + cudaGetErrorString(e)};
 }
-
-// Split-K for one implicit GEMM: when its tiles fill less than half the SMs, as
-// many slices of K as fill them about twice, each of at least 16 K tiles (on the wgmma
-// kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
-// wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 53 slices of 60.
-// (Slices of 8 K tiles lost to 16 where both split; splitting at up to 2 tiles per SM lost
-// overall: docs/PERFORMANCE.md.)
-struct Split {
-  int splits = 1, k_tiles_per_split = 1 << 30;  // no split: one slice of everything
-  // Output columns the GEMM computes but D does not have (wgrad on channel-padded
-  // activations); with any, the GEMM goes through the workspace even unsplit.
-  sm80::ColumnCompaction columns{};
-  bool partials() const { return splits > 1 || columns.block > 0; }
-  std::size_t workspace_bytes(int m, int n) const {
-    return partials() ? std::size_t(splits) * m * n * sizeof(float) : 0;
-  }
-};
-Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms);
-
-// The SM count of the current device.
-int device_sms();
-
-// Whether the wgmma kernels run: the current device is compute capability 9.0, libtessel was
-// built for sm_90a, and TESSEL_DISABLE_SM90 is unset or "0" in the environment (it selects the
-// sm80 kernels, e.g. to test or compare them on a Hopper GPU).
-bool wgmma_available();
 
 // The epilogue of a row-major output D (and residual C) with rows `ld` elements apart:
 // D = act(alpha * acc + beta * C + bias), bias per column or null.

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "conv/conv2d_common.hpp"
+#include "conv/conv2d_plan.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -116,6 +116,13 @@ Status validate(const Conv2dArguments& a) {
 Status validate(const Conv2dDgradArguments& a) {
   const Conv2dProblem& pb = a.problem;
   if (Status s = validate(pb); !s) return s;  // first: the sizes below assume a valid problem
+  const long long phases = dgrad_phases_with_rows(pb);
+  if (phases > kMaxDgradPhases) {
+    return {StatusCode::kNotSupported,
+            "conv2d: dgrad: min(stride_h, H) * min(stride_w, W) = " + std::to_string(phases) +
+                " stride phases have rows; dgrad runs one GEMM per phase and supports at most " +
+                std::to_string(kMaxDgradPhases)};
+  }
   const long long x = conv_detail::activation_elements(pb), w = conv_detail::filter_elements(pb),
                   y = conv_detail::output_elements(pb);
   return conv_detail::check(

@@ -58,12 +58,13 @@ inline constexpr int kConvPersistentMaxKTiles = 4;
 // The tile a GEMM runs with: the small one for few output channels on the 16-byte path with
 // the optimized iterator (the narrow and analytic kernels come in the large tile only); and
 // whether the sm_90a wgmma kernel runs it (the 16-byte path with the optimized iterator, on a
-// device that has it: conv_detail::wgmma_available()).
+// device that has it: DeviceInfo::wgmma(), src/runtime/device_info.hpp).
 struct ConvTile {
   int m, n;
   bool wgmma = false;
   int k = kConvTileK;  // the kernel's K tile: the operand iterators' step, split-K's unit
   bool tma = false;    // fprop or dgrad on the TMA kernel (then k = kConvTileKTma)
+  bool persistent = false;  // ... in its persistent form (kConvPersistentMaxKTiles)
   bool small() const { return m < kConvTile || n < kConvTile; }
 };
 // fprop and dgrad: n output channels (GEMM N).

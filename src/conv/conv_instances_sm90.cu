@@ -1,6 +1,5 @@
 #include "conv/conv_instances_sm90.hpp"
 
-#include "conv/conv2d_common.hpp"
 #include "tessel/gemm/kernel_sm90_tma.hpp"
 
 namespace tessel::sm90 {
@@ -17,13 +16,7 @@ template <template <class, int, bool> class Config, class Element, class BSource
 cudaError_t run(sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a, BSource const& b,
                 cudaStream_t stream) {
   using sm80::kConvSmallTile, sm80::kConvTile;
-  // Persistent for short reductions with more work items than two blocks per SM could hold.
-  const int k_tiles = (p.k + sm80::kConvTileKTma - 1) / sm80::kConvTileKTma;
-  const long long items = (long long)((p.m + tile.m - 1) / tile.m) * ((p.n + tile.n - 1) / tile.n) * p.splits;
-  const bool persistent = (k_tiles < p.k_tiles_per_split ? k_tiles : p.k_tiles_per_split) <=
-                              sm80::kConvPersistentMaxKTiles &&
-                          items > 2LL * conv_detail::device_sms();
-  if (persistent) {
+  if (tile.persistent) {  // planned: conv2d_plan.cpp
     return tile.small() ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true>, true>(p, 1, stream, a, b)
                         : launch_gemm_sm90_tma<Config<Element, kConvTile, true>, true>(p, 1, stream, a, b);
   }
@@ -40,7 +33,7 @@ cudaError_t run(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, Co
                                  : run<Config, BFloat16>(tile, p, a, b, stream);
 #else
   (void)input, (void)tile, (void)p, (void)a, (void)b, (void)stream;
-  return cudaErrorNotSupported;  // the callers ask only when wgmma_available()
+  return cudaErrorNotSupported;  // planned only where DeviceInfo::wgmma()
 #endif
 }
 

@@ -450,17 +450,18 @@ TEST(Conv2dDgrad, TmaKernelRandomProblems) {
     if (!validate(p).ok()) continue;
     Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
            pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
-    if (conv_detail::wgmma_available()) {
+    if (DeviceInfo device; current_device("test", &device).ok() && device.wgmma()) {
       void* buffer = nullptr;  // any 16-byte aligned addresses: the maps are only encoded
       ASSERT_EQ(cudaMalloc(&buffer, 256), cudaSuccess);
       for (int ph = 0; ph < p.stride_h; ++ph)
         for (int pw = 0; pw < p.stride_w; ++pw) {
           const DgradPhase phase = make_dgrad_phase(p, ph, pw);
           if (phase.rows == 0 || phase.cols == 0 || phase.taps_r == 0 || phase.taps_s == 0) continue;
-          ConvFpropTmaA a;
-          ConvDgradFilterTmaB b;
-          EXPECT_TRUE(sm90::make_dgrad_tma_operands(p, phase, buffer, static_cast<char*>(buffer) + 128, 128, 128,
-                                                    sm80::kConvTileKTma, a, b))
+          sm90::ConvTmaMaps maps;
+          CUtensorMap a, b;
+          EXPECT_TRUE(sm90::plan_dgrad_tma(p, phase, true, 128, 128, sm80::kConvTileKTma, &maps) &&
+                      sm90::encode_tma_map(maps.a, buffer, &a) &&
+                      sm90::encode_tma_map(maps.b, static_cast<char*>(buffer) + 128, &b))
               << describe(t) << ": the TMA engine refused phase (" << ph << ", " << pw << ")";
         }
       cudaFree(buffer);

@@ -198,13 +198,14 @@ TEST(Conv2dFprop, TmaKernelRandomProblems) {
     if (!validate(p).ok()) continue;
     Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
            pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
-    if (conv_detail::wgmma_available()) {
+    if (DeviceInfo device; current_device("test", &device).ok() && device.wgmma()) {
       void *x = nullptr, *w = nullptr;  // any 16-byte aligned addresses: the maps are only encoded
       ASSERT_EQ(cudaMalloc(&x, 256), cudaSuccess);
       w = static_cast<char*>(x) + 128;
-      ConvFpropTmaA a;
-      ConvFilterTmaB b;
-      const bool tma = sm90::make_fprop_tma_operands(p, x, w, 128, 128, sm80::kConvTileKTma, a, b);
+      sm90::ConvTmaMaps maps;
+      CUtensorMap a, b;
+      const bool tma = sm90::plan_fprop_tma(p, true, 128, 128, sm80::kConvTileKTma, &maps) &&
+                       sm90::encode_tma_map(maps.a, x, &a) && sm90::encode_tma_map(maps.b, w, &b);
       cudaFree(x);
       ASSERT_TRUE(tma) << describe(t) << ": the TMA engine refused the problem";
     }

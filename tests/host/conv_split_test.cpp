@@ -1,4 +1,4 @@
-// The conv runtime's split-K rule (src/conv/conv2d_common.cpp, choose_split) over many
+// The conv runtime's split-K rule (src/conv/conv2d_plan.cpp, choose_split) over many
 // generated GEMM shapes and SM counts: it splits only when the output's tiles fill less than
 // half the SMs, into at most 64 slices, each of at least 16 K tiles (1024 K on the wgmma
 // kernels: 32 tiles of 32, 16 of 64; the tile says which), no slice empty, every K tile in
@@ -7,7 +7,7 @@
 
 #include <random>
 
-#include "conv/conv2d_common.hpp"
+#include "conv/conv2d_plan.hpp"
 
 namespace tessel {
 namespace {

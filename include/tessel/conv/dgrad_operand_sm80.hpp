@@ -58,12 +58,13 @@ struct PhaseAxis {
 
 TESSEL_HOST_DEVICE inline PhaseAxis phase_axis(int phase, int extent, int pad, int stride,
                                                int dilation, int taps, bool flipped) {
-  PhaseAxis a{phase < extent ? (extent - phase + stride - 1) / stride : 0, 0, 0, 0, 0, 1};
+  // 64-bit where a stride near 2^31 would overflow
+  PhaseAxis a{phase < extent ? int((extent - phase + (stride - 1LL)) / stride) : 0, 0, 0, 0, 0, 1};
   const int g = gcd(stride, dilation), sigma = stride / g, delta = dilation / g;
   int first = -1;  // r'_0, the first effective tap that reaches this phase
   for (int r = 0; r < taps && r < sigma && first < 0; ++r) {
-    const int reach = phase + pad - r * dilation;
-    if (((reach % stride) + stride) % stride == 0) first = r;
+    const long long reach = (long long)phase + pad - (long long)r * dilation;
+    if (reach % stride == 0) first = r;
   }
   if (first < 0) return a;
   a.taps = (taps - 1 - first) / sigma + 1;

@@ -29,7 +29,7 @@ struct DgradFilterTmaGeometry {
 inline DgradFilterTmaGeometry make_dgrad_filter_tma_geometry(const Conv2dProblem& pb, const DgradPhase& phase,
                                                              int tile_n, int tile_k) {
   return {phase.r_first, phase.r_step, phase.s_first, phase.s_step, phase.taps_s,
-          (pb.k + tile_k - 1) / tile_k, tile_k, tile_n / 64};
+          int((pb.k + (long long)tile_k - 1) / tile_k), tile_k, tile_n / 64};
 }
 
 // Box 0 of K tile k_tile for output channels c0...: (c, s, r, k) of the (C, S, R, K) map;

@@ -39,7 +39,7 @@ inline ConvTmaGeometry make_conv_tma_geometry(const Conv2dProblem& pb, int tile_
   g.dilation_h = pb.dilation_h, g.dilation_w = pb.dilation_w;
   g.r = pb.r, g.s = pb.s;
   g.flipped = pb.mode == ConvMode::kConvolution;
-  g.c_blocks = (pb.c + tile_k - 1) / tile_k;
+  g.c_blocks = int((pb.c + (long long)tile_k - 1) / tile_k);  // 64-bit: C may be near 2^31
   g.tile_k = tile_k;
   return g;
 }

@@ -96,6 +96,14 @@ TESSEL_HOST_DEVICE inline ConvGemmExtents wgrad_gemm_extents(const Conv2dProblem
 // activation with its padding, holds at most this many elements.
 inline constexpr long long kMaxConvTensorElements = 2147483647LL;
 
+// dgrad runs one implicit GEMM per stride phase (ph, pw) that has rows of dX: ph < H and
+// pw < W (conv/dgrad_operand_sm80.hpp). Real layers have at most 16 (stride 4); problems with
+// more than kMaxDgradPhases (strides in the hundreds, on large images) are not supported.
+inline constexpr long long kMaxDgradPhases = 4096;
+TESSEL_HOST_DEVICE inline long long dgrad_phases_with_rows(const Conv2dProblem& pb) {
+  return (long long)(pb.stride_h < pb.h ? pb.stride_h : pb.h) * (pb.stride_w < pb.w ? pb.stride_w : pb.w);
+}
+
 namespace conv_detail {
 
 // a * b * c * d, or -1 when the exact product does not fit in 64 bits (all factors >= 0).

@@ -9,7 +9,7 @@
 //             that the next iteration refills; F = 0: tile t's are done)
 //   epilogue  accumulators -> swizzled shared memory -> the sm80 epilogue's 16-byte stores
 // The body exists only in the sm_90a pass; elsewhere the kernel traps with a message (the
-// runtime launches it only on compute capability 9.0 devices: conv_detail::wgmma_available()).
+// runtime launches it only on compute capability 9.0 devices: DeviceInfo::wgmma(), src/runtime/device_info.hpp).
 #pragma once
 
 #include <cstdint>

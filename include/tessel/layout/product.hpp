@@ -48,7 +48,7 @@ TESSEL_HOST_DEVICE constexpr auto rank_product(Layout<SA, DA> const& block,
                                                Layout<SB, DB> const& tiler) {
   constexpr std::size_t R = rank_t<SA>::value > rank_t<SB>::value ? rank_t<SA>::value
                                                                   : rank_t<SB>::value;
-  auto pad = [](auto const& l) {
+  auto pad = [&](auto const& l) {  // [&]: clang 14 will not use R uncaptured
     auto modes = [&]<std::size_t... Is>(std::index_sequence<Is...>) {
       return make_tuple(get<Is>(l)...);
     }(std::make_index_sequence<rank_t<decltype(l.shape())>::value>{});

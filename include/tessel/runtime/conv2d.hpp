@@ -62,6 +62,8 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream = nullptr);
 // residual likewise NHWC (read when beta != 0, may be dX), bias C values of the output type.
 // Stride > 1: an (h, w) receives a tap's contribution only where h + pad_h - r*dilation_h is a
 // multiple of stride_h (and likewise w); the others read zero for that tap.
+// It runs one GEMM per stride phase that has rows; more than kMaxDgradPhases (4096) phases with
+// rows, min(stride_h, H) * min(stride_w, W), are refused (kNotSupported).
 struct Conv2dDgradArguments {
   Conv2dProblem problem;
   DataType input_type = DataType::kF16;   // dY and W

@@ -1,0 +1,153 @@
+#include "conv/conv2d_plan.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "tessel/conv/activation_iterator.hpp"
+#include "tessel/conv/dgrad_operand_sm80.hpp"
+#include "tessel/runtime/gemm.hpp"
+
+namespace tessel::conv_detail {
+
+bool aligned(const void* p, int bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms) {
+  Split s;
+  if (m <= 0 || n <= 0 || sms <= 0) return s;  // nothing to compute, or nothing to fill
+  const long long tiles = ceil_div((long long)m, tile.m) * ceil_div((long long)n, tile.n);
+  const long long k_tiles = ceil_div((long long)k, tile.k);
+  if (2 * tiles > sms) return s;
+  const int min_slice = tile.wgmma ? 1024 / tile.k : 16;  // K tiles per slice: 1024 K on wgmma
+  const long long slices = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / min_slice, 64});
+  if (slices < 2) return s;
+  s.k_tiles_per_split = int((k_tiles + slices - 1) / slices);
+  s.splits = int((k_tiles + s.k_tiles_per_split - 1) / s.k_tiles_per_split);
+  return s;
+}
+
+namespace {
+
+// pb with its channels padded to a multiple of 8, when that problem is still valid (its
+// tensors below 2^31 elements).
+bool padded_channels(const Conv2dProblem& pb, Conv2dProblem* out) {
+  Conv2dProblem padded = pb;
+  padded.c = int((pb.c + 7LL) / 8 * 8);
+  if ((pb.c + 7LL) / 8 * 8 > kMaxConvTensorElements || !validate(padded).ok()) return false;
+  *out = padded;
+  return true;
+}
+
+// Split-K, then (TMA kernel) whether it runs persistent: short reductions with more work
+// items than two blocks per SM hold.
+void finish(ConvGemm& g, int sms) {
+  g.split = choose_split(g.m, g.n, g.k, g.tile, sms);
+  if (!g.tile.tma) return;
+  const long long k_tiles = ceil_div((long long)g.k, g.tile.k);
+  const long long items =
+      ceil_div((long long)g.m, g.tile.m) * ceil_div((long long)g.n, g.tile.n) * g.split.splits;
+  g.tile.persistent =
+      std::min<long long>(k_tiles, g.split.k_tiles_per_split) <= sm80::kConvPersistentMaxKTiles && items > 2LL * sms;
+}
+
+}  // namespace
+
+FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
+  const Conv2dProblem& pb = args.problem;
+  FpropPlan plan;
+  plan.problem = pb;
+  const bool wide = pb.c % 8 == 0 && aligned(args.x, 16) && aligned(args.w, 16);
+  if (!wide && pb.groups == 1 && padded_channels(pb, &plan.problem)) {
+    const int ib = data_type_bytes(args.input_type);
+    plan.pad_channels = true;
+    plan.x_copy_bytes = std::size_t(pb.n) * pb.h * pb.w * plan.problem.c * ib;
+    plan.w_copy_bytes = std::size_t(pb.k) * pb.r * pb.s * plan.problem.c * ib;
+  }
+  const Conv2dProblem& kp = plan.problem;
+  const int cg = kp.channels_per_group(), kg = kp.filters_per_group();
+  // 16-byte loads: eight channels of one tap in one vector, both tensors 16-byte aligned (the
+  // copies are).
+  const bool operands_aligned = plan.pad_channels || (aligned(args.x, 16) && aligned(args.w, 16));
+  plan.narrow = !(cg % 8 == 0 && kp.c % 8 == 0 && operands_aligned);
+  ConvGemm& g = plan.gemm;
+  // The optimized iterator keeps a 32-bit tap mask per row: filters up to 32 x 32.
+  g.optimized = ActivationIteratorOptimized<1>::supports(kp);
+  g.tile = sm80::conv_tile_n(kg, plan.narrow, g.optimized, device.wgmma());
+  g.m = kp.n * kp.p() * kp.q(), g.n = kg, g.k = kp.r * kp.s * cg;
+  // On the wgmma kernels, layers of at least 64 channels take the TMA kernel when the engine
+  // can describe them; its K runs over whole 64-channel tiles of each tap.
+  if (g.tile.wgmma && device.tma_encoder && kp.c >= sm80::kConvTileKTma &&
+      sm90::plan_fprop_tma(kp, operands_aligned, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
+    g.tile.tma = true;
+    g.tile.k = sm80::kConvTileKTma;
+    g.k = g.tma.gemm_k;
+  }
+  finish(g, device.sms);
+  return plan;
+}
+
+DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device) {
+  const Conv2dProblem& pb = args.problem;
+  DgradPlan plan;
+  plan.filter = pb;
+  const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
+  // 16-byte loads: eight filters of dY (A) and eight channels of W (B) per vector.
+  const bool a_wide = kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16);
+  bool b_wide = cg % 8 == 0 && aligned(args.w, 16);
+  if (a_wide && !b_wide && pb.groups == 1 && padded_channels(pb, &plan.filter)) {
+    plan.pad_filter = true;
+    plan.w_copy_bytes = std::size_t(pb.k) * pb.r * pb.s * plan.filter.c * data_type_bytes(args.input_type);
+    b_wide = true;
+  }
+  plan.narrow = !(a_wide && b_wide);
+  // Only phases ph < H (pw < W) have rows: H < stride_h leaves the others empty.
+  const int phases_h = std::min(pb.stride_h, pb.h), phases_w = std::min(pb.stride_w, pb.w);
+  plan.phases.reserve(std::size_t(phases_h) * phases_w);
+  for (int ph = 0; ph < phases_h; ++ph) {
+    for (int pw = 0; pw < phases_w; ++pw) {
+      DgradPhasePlan& pl = plan.phases.emplace_back();
+      pl.phase = make_dgrad_phase(pb, ph, pw);
+      ConvGemm& g = pl.gemm;
+      const DgradPhase& phase = pl.phase;
+      const int taps = phase.taps_r * phase.taps_s;
+      g.optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
+      g.tile = sm80::conv_tile_n(cg, plan.narrow, g.optimized, device.wgmma());
+      g.m = pb.n * phase.rows * phase.cols, g.n = cg, g.k = taps * kg;
+      // On the wgmma kernels, phases whose dY has 64 or more channels take the TMA kernel when
+      // the engine can describe them: A is the phase's im2col over dY, its K whole 64-filter
+      // tiles per tap.
+      if (g.tile.wgmma && device.tma_encoder && taps > 0 && pb.k >= sm80::kConvTileKTma &&
+          sm90::plan_dgrad_tma(plan.filter, phase, !plan.narrow, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
+        g.tile.tma = true;
+        g.tile.k = sm80::kConvTileKTma;
+        g.k = g.tma.gemm_k;
+      }
+      finish(g, device.sms);
+      plan.workspace_bytes = std::max(plan.workspace_bytes, g.workspace_bytes());
+    }
+  }
+  return plan;
+}
+
+WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device) {
+  const Conv2dProblem& pb = args.problem;
+  WgradPlan plan;
+  plan.problem = pb;
+  const int kg = pb.filters_per_group();
+  // 16-byte loads: eight filters of dY (A) and eight channels of X (B) per vector.
+  const bool a_wide = kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16);
+  const bool b_wide = pb.channels_per_group() % 8 == 0 && pb.c % 8 == 0 && aligned(args.x, 16);
+  if (a_wide && !b_wide && pb.groups == 1 && padded_channels(pb, &plan.problem)) {
+    plan.pad_channels = true;
+    plan.x_copy_bytes = std::size_t(pb.n) * pb.h * pb.w * plan.problem.c * data_type_bytes(args.input_type);
+  }
+  const Conv2dProblem& kp = plan.problem;
+  plan.narrow = !(a_wide && (b_wide || plan.pad_channels));
+  ConvGemm& g = plan.gemm;
+  g.tile = sm80::conv_tile_m(kg, plan.narrow, device.wgmma());
+  g.m = kg, g.n = kp.r * kp.s * kp.channels_per_group(), g.k = kp.n * kp.p() * kp.q();
+  finish(g, device.sms);
+  if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
+  return plan;
+}
+
+}  // namespace tessel::conv_detail

@@ -1,0 +1,101 @@
+// Planning conv2d: from validated arguments and the device to the implicit GEMMs that run.
+// Host code that calls no CUDA function (the device is an input, runtime/device_info.hpp), so
+// that tests/host/plan_fuzz_test.cpp plans hundreds of thousands of random problems without a
+// GPU, under AddressSanitizer and UBSan; conv2d_{fprop,dgrad,wgrad}.cpp validate, plan, and
+// then only execute the plan.
+//
+// Each direction runs one GEMM shape for every group (a launch per group), on
+//   - the TMA kernel (sm_90a; ungrouped layers of 64 or more input channels that the engine can
+//     describe, conv_tma_maps.hpp), else
+//   - the cp.async wgmma kernel (sm_90a; the 16-byte path with the optimized iterator), else
+//   - the sm80 kernel: 16-byte loads, or the narrow (element-wise) path,
+// split along K when its tiles fill less than half the SMs (choose_split).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "conv/conv_configs_sm80.hpp"
+#include "conv/conv_tma_maps.hpp"
+#include "gemm/split_k_reduce.hpp"
+#include "runtime/device_info.hpp"
+#include "tessel/runtime/conv2d.hpp"
+
+namespace tessel::conv_detail {
+
+bool aligned(const void* p, int bytes);
+
+// Split-K for one implicit GEMM: when its tiles fill less than half the SMs, as
+// many slices of K as fill them about twice, each of at least 16 K tiles (on the wgmma
+// kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
+// wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 53 slices of 60.
+// (Slices of 8 K tiles lost to 16 where both split; splitting at up to 2 tiles per SM lost
+// overall: docs/PERFORMANCE.md.) An empty GEMM (m or n = 0) is not split.
+struct Split {
+  int splits = 1, k_tiles_per_split = 1 << 30;  // no split: one slice of everything
+  // Output columns the GEMM computes but D does not have (wgrad on channel-padded
+  // activations); with any, the GEMM goes through the workspace even unsplit.
+  sm80::ColumnCompaction columns{};
+  bool partials() const { return splits > 1 || columns.block > 0; }
+  std::size_t workspace_bytes(int m, int n) const {
+    return partials() ? std::size_t(splits) * std::size_t(m) * std::size_t(n) * sizeof(float) : 0;
+  }
+};
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms);
+
+// One implicit GEMM as it runs for each group.
+struct ConvGemm {
+  int m = 0, n = 0, k = 0;  // the GEMM; on the TMA kernel k counts each tap's channels in whole tiles
+  sm80::ConvTile tile;      // the kernel: tile, wgmma, tma, persistent
+  bool optimized = true;    // fprop and dgrad: the optimized activation iterator (else the analytic)
+  Split split;
+  sm90::ConvTmaMaps tma;  // tile.tma: its operands' maps
+  std::size_t workspace_bytes() const { return split.workspace_bytes(m, n); }
+};
+
+// fprop. Ungrouped layers whose channels (or pointers) rule out 16-byte loads, such as the RGB
+// stem (C = 3), run on copies of X and W padded with zero channels to C8 = C rounded up to 8:
+// the reduction grows by C8/C, but every load is a 16-byte cp.async instead of eight 2-byte
+// loads. Grouped layers, and padded copies past 2^31 elements, take the narrow path instead.
+struct FpropPlan {
+  bool pad_channels = false;  // X and W run on zero-padded copies (x_copy_bytes, w_copy_bytes)
+  Conv2dProblem problem;      // as the kernels see it: C8 channels when padded
+  bool narrow = false;        // element-wise loads
+  ConvGemm gemm;              // (N*P*Q, K/G, R*S*C/G)
+  std::size_t x_copy_bytes = 0, w_copy_bytes = 0;
+};
+FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device);
+
+// dgrad, by stride phases (tessel/conv/dgrad_operand_sm80.hpp). An ungrouped layer whose
+// channels rule out 16-byte loads of W, while dY allows them, runs on a copy of W padded with
+// zero channels to C8; the GEMM's N stays C, so the padding columns are never stored.
+struct DgradPhasePlan {
+  DgradPhase phase;
+  ConvGemm gemm;  // (N*rows*cols, C/G, R'*S'*K/G); K = 0 for a phase no tap reaches: the epilogue alone
+};
+struct DgradPlan {
+  bool pad_filter = false;  // W runs on a zero-padded copy (w_copy_bytes)
+  Conv2dProblem filter;     // W's geometry as the kernels see it (C8 channels when padded)
+  bool narrow = false;
+  // The phases that have rows, in (ph, pw) order. A phase (ph, pw) with ph >= H or pw >= W (the
+  // image smaller than the stride) has no rows of dX: nothing to write, so no GEMM.
+  std::vector<DgradPhasePlan> phases;
+  std::size_t w_copy_bytes = 0;
+  std::size_t workspace_bytes = 0;  // split-K's, the largest phase's (the phases run in order)
+};
+DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device);
+
+// wgrad. An ungrouped layer whose activations rule out 16-byte loads (the RGB stem, C = 3)
+// while dY allows them runs on a copy of X padded with zero channels to C8: the GEMM computes
+// (K, R*S*C8) into an fp32 workspace (split or not), and the reduction keeps the first C of
+// every C8 columns (split.columns): dW (K, R*S*C).
+struct WgradPlan {
+  bool pad_channels = false;  // X runs on a zero-padded copy (x_copy_bytes)
+  Conv2dProblem problem;      // as the kernels see it: C8 channels when padded
+  bool narrow = false;
+  ConvGemm gemm;  // (K/G, R*S*C/G, N*P*Q)
+  std::size_t x_copy_bytes = 0;
+};
+WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device);
+
+}  // namespace tessel::conv_detail

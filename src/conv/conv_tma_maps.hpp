@@ -1,0 +1,54 @@
+// The tensor maps of conv's TMA operands (tessel/conv/fprop_operand_sm90.hpp,
+// dgrad_operand_sm90.hpp) as the parameters the driver's encoders take, computed without the
+// driver: planning (conv2d_plan.cpp) decides from them whether the TMA kernel runs a problem,
+// and conv_tma_sm90.cpp encodes them at launch. The TMA kernel runs a problem when
+//   - it is ungrouped, its channels (fprop: C; dgrad: the filters K, and C) are multiples of 8
+//     and the tensors are 16-byte aligned,
+//   - the strides are at most 8 and each tap's offset ((R-1)*dilation_h, likewise w) at most
+//     127 (the im2col instruction's offsets; the engine's 4-d corners are 8-bit),
+//   - and the maps meet the encoder's documented requirements (tma_map_problem).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tessel/conv/dgrad_operand_sm90.hpp"
+#include "tessel/conv/fprop_operand_sm90.hpp"
+
+namespace tessel::sm90 {
+
+// One map over 16-bit elements: tiled (a box) or im2col (corners, channels x pixels).
+struct TmaMapParams {
+  bool im2col = false;
+  int rank = 0;                      // 3 or 4 dimensions, innermost first
+  std::uint64_t dims[4] = {};
+  std::uint64_t strides[3] = {};     // bytes from one index of dims 1..rank-1 to the next
+  std::uint32_t box[4] = {};         // tiled: the box
+  int lower[2] = {}, upper[2] = {};  // im2col: the walk's bounding-box corners (w, h)
+  std::uint32_t channels = 0, pixels = 0;  // im2col: a box of channels x pixels
+  std::uint32_t traversal[4] = {1, 1, 1, 1};
+  int swizzle_bytes = 128;  // 64 (TileK 32) or 128 (TileK 64)
+};
+
+// Both operands of one implicit GEMM on the TMA kernel.
+struct ConvTmaMaps {
+  TmaMapParams a, b;
+  ConvTmaGeometry a_geometry;      // A's walk (fprop's B shares it)
+  DgradFilterTmaGeometry b_dgrad;  // dgrad's B
+  int gemm_k = 0;                  // the GEMM's K: each tap's channels in whole tile_k tiles
+};
+
+// fprop of pb (X and W 16-byte aligned: `aligned`) on the (tile_m, tile_n, tile_k) kernel;
+// false when the TMA kernel cannot run it.
+bool plan_fprop_tma(const Conv2dProblem& pb, bool aligned, int tile_m, int tile_n, int tile_k, ConvTmaMaps* out);
+
+// dgrad, one stride phase with rows and taps: A over dY, B the filter (filter.c its channels).
+bool plan_dgrad_tma(const Conv2dProblem& filter, const DgradPhase& phase, bool aligned, int tile_m, int tile_n,
+                    int tile_k, ConvTmaMaps* out);
+
+// The encoder's documented requirements (cuda.h: cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col)
+// on p: empty when all hold, else the first one broken, e.g. "im2col corner lower[1] = -130 is
+// outside [-128, 127] (4-d maps)".
+std::string tma_map_problem(const TmaMapParams& p);
+
+}  // namespace tessel::sm90

@@ -1,0 +1,24 @@
+// What the planners need to know about the GPU a call runs on. Planning takes it as an input
+// (it calls no CUDA function), so every entry point's planning runs and is tested on machines
+// without a GPU: tests/host/plan_fuzz_test.cpp plans random problems for an H100, an A100 and
+// made-up devices. current_device() reads it off the current CUDA device for the real calls.
+#pragma once
+
+#include "tessel/runtime/status.hpp"
+
+namespace tessel {
+
+struct DeviceInfo {
+  int sms = 132;                   // multiprocessors (an H100 SXM has 132)
+  int cc_major = 9, cc_minor = 0;  // compute capability
+  bool sm90_kernels = true;        // libtessel has sm_90a code and TESSEL_DISABLE_SM90 is unset or "0"
+  bool tma_encoder = true;         // the driver's tensor-map encoders were found
+  // Whether the wgmma kernels run: only compute capability 9.0 has sm_90a's instructions.
+  bool wgmma() const { return sm90_kernels && cc_major == 9 && cc_minor == 0; }
+};
+
+// The current CUDA device. kNoDevice, its message starting with `who`, when there is none or it
+// is older than sm_80 (tessel's kernels need cp.async and mma.sync).
+Status current_device(const char* who, DeviceInfo* out);
+
+}  // namespace tessel

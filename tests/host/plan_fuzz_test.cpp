@@ -1,0 +1,286 @@
+// The host-side planning of every entry point (validation, dgrad's stride phases, tile and
+// kernel choice, split-K, the TMA maps' parameters) over random valid problems drawn from the
+// whole input space (tests/common/random_problems.hpp), for random devices, built under
+// AddressSanitizer and UBSan (a division by zero, an overflow or an out-of-range index fails
+// the test). Each plan is also checked against what it must be: the GEMM extents of the
+// definition, splits that leave no slice empty, dgrad's phases partitioning dX and each
+// phase's taps those the definition gives, TMA maps that the encoder's documented rules accept
+// and whose im2col walk visits exactly the output grid.
+//   TESSEL_PLAN_FUZZ_SEED      the seed (default 20261123), printed with every failure
+//   TESSEL_PLAN_FUZZ_PROBLEMS  problems per direction (default 100000)
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "common/random_problems.hpp"
+#include "conv/conv2d_plan.hpp"
+#include "gemm/gemm_plan.hpp"
+#include "gemm/tile_configs_sm80.hpp"
+
+namespace tessel {
+namespace {
+
+using testing::Rng;
+
+std::uint64_t env_or(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+}
+const std::uint64_t kSeed = env_or("TESSEL_PLAN_FUZZ_SEED", 20261123);
+const int kProblems = int(env_or("TESSEL_PLAN_FUZZ_PROBLEMS", 100000));
+
+DeviceInfo random_device(Rng& rng) {
+  DeviceInfo d;
+  d.sms = testing::one_of(rng, {1, 2, 7, 46, 58, 108, 114, 132, 144, 1024});
+  const int cc = testing::one_of(rng, {80, 86, 89, 90, 90, 90, 100, 120});
+  d.cc_major = cc / 10, d.cc_minor = cc % 10;
+  d.sm90_kernels = testing::chance(rng, 0.8);
+  d.tma_encoder = d.wgmma() && testing::chance(rng, 0.9);
+  return d;
+}
+std::string describe(const DeviceInfo& d) {
+  return std::to_string(d.sms) + " SMs, sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
+         (d.sm90_kernels ? "" : ", TESSEL_DISABLE_SM90") + (d.tma_encoder ? "" : ", no TMA encoder");
+}
+
+// A fake address (never dereferenced: planning only looks at alignment) in its own 64 GiB
+// slot, so that no two tensors overlap, at an element offset that is sometimes not 16-byte
+// aligned.
+const void* address(Rng& rng, int slot, int element_bytes) {
+  const std::uintptr_t base = std::uintptr_t(slot + 1) << 36;
+  return reinterpret_cast<const void*>(base + std::uintptr_t(element_bytes) * testing::one_of(rng, {0, 0, 0, 1, 2, 4}));
+}
+
+// The split of a GEMM of k (its tile's K tiles): no slice empty, every K tile in one slice.
+void check_split(const conv_detail::Split& s, long long k_tiles) {
+  ASSERT_GE(s.splits, 1);
+  if (s.splits == 1) return;
+  EXPECT_LE(s.splits, 64);
+  EXPECT_GE((long long)s.splits * s.k_tiles_per_split, k_tiles);
+  EXPECT_LT((long long)(s.splits - 1) * s.k_tiles_per_split, k_tiles) << "an empty slice";
+}
+
+// The im2col walk of a map starts exactly out_q x out_p pixels per image.
+void check_walk(const sm90::TmaMapParams& a, int out_p, int out_q) {
+  const int out[2] = {out_q, out_p};
+  for (int i = 0; i < 2; ++i) {
+    const long long span = (long long)a.dims[1 + i] + a.upper[i] - a.lower[i];
+    ASSERT_GE(span, 1);
+    EXPECT_EQ((span - 1) / a.traversal[1 + i] + 1, out[i]) << "the walk along " << (i == 0 ? "w" : "h");
+  }
+}
+
+// One implicit GEMM of a plan: (m, n) as given, k = k_definition (or on the TMA kernel each
+// tap's channels rounded up to whole tiles: at least k_definition, whole tiles).
+void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const Conv2dProblem& pb, long long m,
+                long long n, long long k_definition, int out_p, int out_q) {
+  EXPECT_EQ(g.m, m);
+  EXPECT_EQ(g.n, n);
+  EXPECT_TRUE(g.tile.m == 64 || g.tile.m == 128) << g.tile.m;
+  EXPECT_TRUE(g.tile.n == 64 || g.tile.n == 128) << g.tile.n;
+  EXPECT_TRUE(g.tile.k == 32 || g.tile.k == 64) << g.tile.k;
+  if (g.tile.wgmma) EXPECT_TRUE(device.wgmma());
+  if (g.tile.persistent) EXPECT_TRUE(g.tile.tma);
+  if (!g.tile.tma) {
+    EXPECT_EQ(g.k, k_definition);
+  } else {
+    EXPECT_TRUE(device.tma_encoder && g.tile.wgmma && pb.groups == 1);
+    EXPECT_EQ(g.tile.k, 64);
+    EXPECT_GE(g.k, k_definition);
+    EXPECT_EQ(g.k % 64, 0);
+    EXPECT_EQ(sm90::tma_map_problem(g.tma.a), "");
+    EXPECT_EQ(sm90::tma_map_problem(g.tma.b), "");
+    check_walk(g.tma.a, out_p, out_q);
+  }
+  check_split(g.split, (g.k + g.tile.k - 1LL) / g.tile.k);
+  if (g.m == 0 || g.n == 0) EXPECT_EQ(g.split.splits, 1);
+}
+
+// The taps r' (stored or flipped) that reach phase ph of one dimension, by the definition:
+// h = ph + i*stride is reached by tap r' when h + pad - r'*dilation is a multiple of stride.
+int taps_by_definition(int ph, int pad, int stride, int dilation, int taps) {
+  int count = 0;
+  for (int r = 0; r < taps; ++r) {
+    const long long reach = (long long)ph + pad - (long long)r * dilation;
+    if (((reach % stride) + stride) % stride == 0) ++count;
+  }
+  return count;
+}
+
+void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
+  Conv2dArguments args;
+  args.problem = pb;
+  args.input_type = DataType(testing::uniform(rng, 0, 1));
+  args.output_type = DataType(testing::uniform(rng, 0, 2));
+  const int ob = data_type_bytes(args.output_type);
+  args.x = address(rng, 0, 2), args.w = address(rng, 1, 2), args.y = const_cast<void*>(address(rng, 2, ob));
+  if (testing::chance(rng, 0.3)) args.bias = address(rng, 3, ob);
+  ASSERT_TRUE(validate(args).ok()) << validate(args).message();
+  const conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
+  const Conv2dProblem& kp = plan.problem;
+  EXPECT_TRUE(validate(kp).ok());
+  if (plan.pad_channels) {
+    EXPECT_EQ(pb.groups, 1);
+    EXPECT_EQ(kp.c % 8, 0);
+    EXPECT_EQ(plan.x_copy_bytes, std::size_t(pb.n) * pb.h * pb.w * kp.c * 2);
+  }
+  check_gemm(plan.gemm, device, kp, (long long)pb.n * pb.p() * pb.q(), kp.filters_per_group(),
+             (long long)kp.r * kp.s * kp.channels_per_group(), pb.p(), pb.q());
+}
+
+void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
+  Conv2dDgradArguments args;
+  args.problem = pb;
+  args.input_type = DataType(testing::uniform(rng, 0, 1));
+  args.output_type = DataType(testing::uniform(rng, 0, 2));
+  const int ob = data_type_bytes(args.output_type);
+  args.dy = address(rng, 0, 2), args.w = address(rng, 1, 2), args.dx = const_cast<void*>(address(rng, 2, ob));
+  if (dgrad_phases_with_rows(pb) > kMaxDgradPhases) {  // refused with a message, not planned
+    EXPECT_EQ(validate(args).code(), StatusCode::kNotSupported);
+    return;
+  }
+  ASSERT_TRUE(validate(args).ok()) << validate(args).message();
+  const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
+  // Every pixel of dX lies in exactly one phase that has rows.
+  const long long phases_h = std::min(pb.stride_h, pb.h), phases_w = std::min(pb.stride_w, pb.w);
+  ASSERT_EQ((long long)plan.phases.size(), phases_h * phases_w);
+  long long pixels = 0;
+  std::size_t workspace = 0;
+  const bool flipped = pb.mode == ConvMode::kConvolution;
+  for (const conv_detail::DgradPhasePlan& pl : plan.phases) {
+    const DgradPhase& ph = pl.phase;
+    SCOPED_TRACE("phase (" + std::to_string(ph.ph) + ", " + std::to_string(ph.pw) + ")");
+    ASSERT_GE(ph.rows, 1);
+    ASSERT_GE(ph.cols, 1);
+    EXPECT_EQ(ph.rows, (pb.h - ph.ph + pb.stride_h - 1) / pb.stride_h);
+    EXPECT_EQ(ph.cols, (pb.w - ph.pw + pb.stride_w - 1) / pb.stride_w);
+    pixels += (long long)ph.rows * ph.cols;
+    if (pb.r * plan.phases.size() <= 100000)  // (the definition's walk is quadratic)
+      EXPECT_EQ(ph.taps_r, taps_by_definition(ph.ph, pb.pad_h, pb.stride_h, pb.dilation_h, pb.r));
+    if (pb.s * plan.phases.size() <= 100000)
+      EXPECT_EQ(ph.taps_s, taps_by_definition(ph.pw, pb.pad_w, pb.stride_w, pb.dilation_w, pb.s));
+    for (int t = 0; t < ph.taps_r; ++t) {  // the stored filter rows it walks stay inside R
+      const long long r = ph.r_first + (long long)t * ph.r_step;
+      ASSERT_TRUE(r >= 0 && r < pb.r) << "tap " << t << " reads filter row " << r << (flipped ? " (flipped)" : "");
+    }
+    check_gemm(pl.gemm, device, ph.fprop, (long long)pb.n * ph.rows * ph.cols, pb.channels_per_group(),
+               (long long)ph.taps_r * ph.taps_s * pb.filters_per_group(), ph.rows, ph.cols);
+    workspace = std::max(workspace, pl.gemm.workspace_bytes());
+  }
+  EXPECT_EQ(pixels, (long long)pb.h * pb.w);
+  EXPECT_EQ(plan.workspace_bytes, workspace);
+}
+
+void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
+  Conv2dWgradArguments args;
+  args.problem = pb;
+  args.input_type = DataType(testing::uniform(rng, 0, 1));
+  args.output_type = DataType(testing::uniform(rng, 0, 2));
+  const int ob = data_type_bytes(args.output_type);
+  args.dy = address(rng, 0, 2), args.x = address(rng, 1, 2), args.dw = const_cast<void*>(address(rng, 2, ob));
+  ASSERT_TRUE(validate(args).ok()) << validate(args).message();
+  const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
+  const Conv2dProblem& kp = plan.problem;
+  check_gemm(plan.gemm, device, kp, pb.filters_per_group(), (long long)kp.r * kp.s * kp.channels_per_group(),
+             (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q());
+  if (plan.pad_channels) {
+    EXPECT_EQ(plan.gemm.split.columns.block, kp.c);
+    EXPECT_EQ(plan.gemm.split.columns.keep, pb.c);
+    EXPECT_GT(plan.gemm.workspace_bytes(), 0u);
+  }
+}
+
+TEST(PlanFuzz, ConvAllDirections) {
+  std::printf("seed %llu (TESSEL_PLAN_FUZZ_SEED), %d problems per direction\n", (unsigned long long)kSeed,
+              kProblems);
+  Rng rng(kSeed);
+  for (int i = 0; i < kProblems; ++i) {
+    const Conv2dProblem pb = testing::random_conv_problem(rng, testing::Scale::kHuge);
+    const DeviceInfo device = random_device(rng);
+    SCOPED_TRACE("problem " + std::to_string(i) + " of seed " + std::to_string(kSeed) + ": " + testing::describe(pb) +
+                 " on " + describe(device));
+    check_fprop(rng, pb, device);
+    check_dgrad(rng, pb, device);
+    check_wgrad(rng, pb, device);
+    if (HasFailure()) return;
+  }
+}
+
+TEST(PlanFuzz, Gemm) {
+  Rng rng(kSeed + 1);
+  int planned = 0;
+  while (planned < kProblems) {
+    GemmArguments g = testing::random_gemm_shape(rng, testing::Scale::kHuge);
+    const int ib = data_type_bytes(g.input_type), ob = data_type_bytes(g.output_type);
+    g.a = address(rng, 0, ib), g.b = address(rng, 1, ib), g.d = const_cast<void*>(address(rng, 2, ob));
+    g.c = g.ldc == g.ldd && g.c_batch_stride == g.d_batch_stride && testing::chance(rng, 0.5) ? g.d
+                                                                                               : address(rng, 3, ob);
+    if (g.bias != nullptr) g.bias = address(rng, 4, ob);
+    if (!validate(g).ok()) continue;  // the shape's matrices past 2^31 elements: drawn again
+    ++planned;
+    const DeviceInfo device = random_device(rng);
+    SCOPED_TRACE("gemm of seed " + std::to_string(kSeed + 1) + ": " + testing::describe(g) + " on " +
+                 describe(device));
+    gemm_detail::Choice ch;
+    ASSERT_TRUE(gemm_detail::choose(g, device, &ch).ok());
+    ASSERT_GE(ch.kernel.config, 0);
+    ASSERT_LT(ch.kernel.config, sm80::kNumTileConfigs);
+    const sm80::TileConfigInfo& c = sm80::kTileConfigs[ch.kernel.config];
+    EXPECT_EQ(ch.problem.swapped, g.d_layout == MatrixLayout::kColumnMajor);
+    EXPECT_EQ(ch.problem.m, ch.problem.swapped ? g.n : g.m);
+    if (ch.kernel.narrow) EXPECT_STREQ(c.name, sm80::kNarrowTileConfig.name);
+    if (!ch.kernel.edges)
+      EXPECT_TRUE(ch.problem.m % c.tile_m == 0 && ch.problem.n % c.tile_n == 0 && ch.problem.k % c.tile_k == 0);
+    const long long k_tiles = (ch.problem.k + c.tile_k - 1LL) / c.tile_k;
+    ASSERT_GE(ch.splits, 1);
+    if (ch.splits > 1) {
+      EXPECT_LE((long long)ch.splits * g.batch, 65535);
+      EXPECT_GE((long long)ch.splits * ch.k_tiles_per_split, k_tiles);
+      EXPECT_LT((long long)(ch.splits - 1) * ch.k_tiles_per_split, k_tiles) << "an empty slice";
+      EXPECT_TRUE(g.m > 0 && g.n > 0);
+    }
+    EXPECT_FALSE(gemm_detail::describe(ch).config.empty());
+    if (HasFailure()) return;
+  }
+}
+
+// The problems that crashed dgrad (issue 11): an image smaller than the stride leaves phases
+// without rows; each plans only the phases that have rows, and they cover dX.
+TEST(PlanDgrad, ImageSmallerThanTheStride) {
+  auto problem = [](int n, int h, int w, int c, int k, int r, int s, int pad_h, int pad_w, int stride_h,
+                    int stride_w, int dilation_h, int dilation_w, int groups, ConvMode mode) {
+    Conv2dProblem p;
+    p.n = n, p.h = h, p.w = w, p.c = c, p.k = k, p.r = r, p.s = s, p.pad_h = pad_h, p.pad_w = pad_w;
+    p.stride_h = stride_h, p.stride_w = stride_w, p.dilation_h = dilation_h, p.dilation_w = dilation_w;
+    p.groups = groups, p.mode = mode;
+    return p;
+  };
+  const Conv2dProblem crashed[] = {
+      problem(1, 2, 2, 384, 16, 1, 1, 2, 1, 3, 1, 3, 1, 4, ConvMode::kConvolution),
+      problem(3, 1, 1, 96, 7, 2, 2, 1, 2, 1, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
+      problem(8, 2, 36, 8, 5, 2, 2, 3, 1, 3, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
+      problem(1, 34, 1, 12, 128, 1, 1, 2, 2, 1, 3, 2, 1, 4, ConvMode::kCrossCorrelation),
+  };
+  Rng rng(kSeed);
+  for (const Conv2dProblem& pb : crashed) {
+    SCOPED_TRACE(testing::describe(pb));
+    ASSERT_TRUE(validate(pb).ok());
+    for (const DeviceInfo device : {DeviceInfo{}, DeviceInfo{108, 8, 0, false, false}}) check_dgrad(rng, pb, device);
+  }
+}
+
+// choose_split of an empty GEMM (a dgrad phase without rows divided by its zero tiles).
+TEST(PlanSplit, EmptyGemmIsNotSplit) {
+  for (int m : {0, 1}) {
+    for (int n : {0, 64}) {
+      const conv_detail::Split s = conv_detail::choose_split(m, n, 1 << 20, sm80::conv_tile_n(64, false, true, true), 132);
+      if (m * n == 0) EXPECT_EQ(s.splits, 1);
+      else EXPECT_GT(s.splits, 1);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessel
