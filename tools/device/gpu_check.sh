@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine: configure, build everything, then run the requested steps, writing logs
 # under $OUT (default ./out). Steps: test (ctest -L gpu), sanitize (compute-sanitizer memcheck
-# and racecheck on a subset), prof (tessel-prof's default suite, CSV), or a tessel-prof
-# command line after "prof-args". Example (the lent H100, googletest and the CLI11 /
+# and racecheck on a subset), random (the long randomized API run), prof (tessel-prof's default
+# suite, CSV), or a tessel-prof command line after "prof-args". Example (the lent H100, googletest and the CLI11 /
 # nlohmann-json packages carried in .deps/):
 #   tools/device/gpu_check.sh test sanitize prof
 set -uo pipefail
@@ -41,7 +41,16 @@ while (($#)); do
           --gtest_filter='Conv2dDgrad.StrideTwo:Conv2dDgrad.OddChannelsAndFilters:Conv2dDgrad.GroupedAndDepthwise:Conv2dDgrad.FewTilesAndDeepReductionAreSplit:Conv2dDgrad.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dWgrad.LongReductionIsSplitAndDeterministic:Conv2dWgrad.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dDgrad.TmaKernel*' \
           >"$OUT/sanitize-conv-backward-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-conv-backward-$tool.log"
+        TESSEL_RANDOM_PROBLEMS=30 compute-sanitizer --tool $tool --error-exitcode 9 \
+          "$B/tests/device/api_random_device_test" >"$OUT/sanitize-random-$tool.log" 2>&1 || status=1
+        tail -4 "$OUT/sanitize-random-$tool.log"
       done ;;
+    random)
+      # The long randomized run of the public API (tests/device/api_random_device_test.cpp):
+      # 5000 problems per entry point, 20000 in all, on the default kernels.
+      TESSEL_RANDOM_PROBLEMS=${RANDOM_PROBLEMS:-5000} "$B/tests/device/api_random_device_test" \
+        >"$OUT/random-long.log" 2>&1 || status=1
+      grep -E "seed|OK|FAILED|PASSED" "$OUT/random-long.log" | tail -12 ;;
     prof)
       "$B/tools/prof/tessel-prof" gemm --csv >"$OUT/prof-suite.csv" 2>"$OUT/prof-suite.err" || status=1
       cat "$OUT/prof-suite.csv"; tail -5 "$OUT/prof-suite.err" ;;
