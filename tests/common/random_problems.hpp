@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tessel/conv/problem.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -99,6 +101,26 @@ inline Conv2dProblem random_conv_problem(Rng& rng, Scale scale) {
     }
     if (validate(pb).ok()) return pb;
   }
+}
+
+// The environment variable `name` as a number, or `fallback` when unset or empty.
+inline std::uint64_t env_or(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+// Valid problems whose image is smaller than the stride in one dimension, so that a stride
+// phase of dgrad has no rows: each killed the process with SIGFPE before planning skipped
+// such phases (issue 11).
+inline std::vector<Conv2dProblem> image_smaller_than_stride_problems() {
+  auto problem = [](int n, int h, int w, int c, int k, int r, int s, int pad_h, int pad_w, int stride_h, int stride_w,
+                    int dilation_h, int dilation_w, int groups, ConvMode mode) {
+    return Conv2dProblem{n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, mode, groups};
+  };
+  return {problem(1, 2, 2, 384, 16, 1, 1, 2, 1, 3, 1, 3, 1, 4, ConvMode::kConvolution),
+          problem(3, 1, 1, 96, 7, 2, 2, 1, 2, 1, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
+          problem(8, 2, 36, 8, 5, 2, 2, 3, 1, 3, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
+          problem(1, 34, 1, 12, 128, 1, 1, 2, 2, 1, 3, 2, 1, 4, ConvMode::kCrossCorrelation)};
 }
 
 inline std::string describe(const Conv2dProblem& pb) {

@@ -21,7 +21,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -36,10 +35,7 @@ namespace {
 
 using testing::Rng;
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
-}
+using testing::env_or;
 const std::uint64_t kSeed = env_or("TESSEL_RANDOM_SEED", 20261123);
 const int kProblems = int(env_or("TESSEL_RANDOM_PROBLEMS", 250));
 const int kFirst = int(env_or("TESSEL_RANDOM_FIRST", 0));
@@ -246,18 +242,8 @@ TEST(ApiRandom, Conv2dWgrad) { run_random_conv(Direction::kWgrad); }
 // The problems that killed the process with SIGFPE (issue 11: an image smaller than the stride
 // leaves stride phases without rows), in all three directions and several epilogues.
 TEST(ApiRandom, ImageSmallerThanTheStride) {
-  auto problem = [](int n, int h, int w, int c, int k, int r, int s, int pad_h, int pad_w, int stride_h, int stride_w,
-                    int dilation_h, int dilation_w, int groups, ConvMode mode) {
-    return Conv2dProblem{n, h, w, c, k, r, s, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, mode, groups};
-  };
-  const Conv2dProblem crashed[] = {
-      problem(1, 2, 2, 384, 16, 1, 1, 2, 1, 3, 1, 3, 1, 4, ConvMode::kConvolution),
-      problem(3, 1, 1, 96, 7, 2, 2, 1, 2, 1, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
-      problem(8, 2, 36, 8, 5, 2, 2, 3, 1, 3, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
-      problem(1, 34, 1, 12, 128, 1, 1, 2, 2, 1, 3, 2, 1, 4, ConvMode::kCrossCorrelation),
-  };
   Rng rng(kSeed);
-  for (const Conv2dProblem& pb : crashed) {
+  for (const Conv2dProblem& pb : testing::image_smaller_than_stride_problems()) {
     for (int i = 0; i < 4; ++i) {
       const Epilogue e = random_epilogue(rng, true);
       SCOPED_TRACE(testing::describe(pb) + ", " + e.describe());

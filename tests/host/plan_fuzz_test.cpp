@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "common/random_problems.hpp"
@@ -24,10 +23,7 @@ namespace {
 
 using testing::Rng;
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
-}
+using testing::env_or;
 const std::uint64_t kSeed = env_or("TESSEL_PLAN_FUZZ_SEED", 20261123);
 const int kProblems = int(env_or("TESSEL_PLAN_FUZZ_PROBLEMS", 100000));
 
@@ -249,22 +245,8 @@ TEST(PlanFuzz, Gemm) {
 // The problems that crashed dgrad (issue 11): an image smaller than the stride leaves phases
 // without rows; each plans only the phases that have rows, and they cover dX.
 TEST(PlanDgrad, ImageSmallerThanTheStride) {
-  auto problem = [](int n, int h, int w, int c, int k, int r, int s, int pad_h, int pad_w, int stride_h,
-                    int stride_w, int dilation_h, int dilation_w, int groups, ConvMode mode) {
-    Conv2dProblem p;
-    p.n = n, p.h = h, p.w = w, p.c = c, p.k = k, p.r = r, p.s = s, p.pad_h = pad_h, p.pad_w = pad_w;
-    p.stride_h = stride_h, p.stride_w = stride_w, p.dilation_h = dilation_h, p.dilation_w = dilation_w;
-    p.groups = groups, p.mode = mode;
-    return p;
-  };
-  const Conv2dProblem crashed[] = {
-      problem(1, 2, 2, 384, 16, 1, 1, 2, 1, 3, 1, 3, 1, 4, ConvMode::kConvolution),
-      problem(3, 1, 1, 96, 7, 2, 2, 1, 2, 1, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
-      problem(8, 2, 36, 8, 5, 2, 2, 3, 1, 3, 3, 1, 1, 1, ConvMode::kCrossCorrelation),
-      problem(1, 34, 1, 12, 128, 1, 1, 2, 2, 1, 3, 2, 1, 4, ConvMode::kCrossCorrelation),
-  };
   Rng rng(kSeed);
-  for (const Conv2dProblem& pb : crashed) {
+  for (const Conv2dProblem& pb : testing::image_smaller_than_stride_problems()) {
     SCOPED_TRACE(testing::describe(pb));
     ASSERT_TRUE(validate(pb).ok());
     for (const DeviceInfo device : {DeviceInfo{}, DeviceInfo{108, 8, 0, false, false}}) check_dgrad(rng, pb, device);
