@@ -13,8 +13,8 @@
 #include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
-#include "conv/conv_tma_sm90.hpp"
 #include "conv/fprop_instances_sm80.hpp"
+#include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 

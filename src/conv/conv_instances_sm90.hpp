@@ -12,7 +12,7 @@
 
 namespace tessel::sm90 {
 
-// Launch one GEMM (tile.tma; operands from conv_tma_sm90.hpp, p.k a whole number of
+// Launch one GEMM (tile.tma; operands from conv_tma_maps.hpp, p.k a whole number of
 // kConvTileKTma tiles per tap), persistent where tile.persistent (conv2d_plan.cpp).
 // cudaErrorNotSupported where libtessel has no sm_90a code.
 cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,

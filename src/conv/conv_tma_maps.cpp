@@ -33,57 +33,7 @@ bool plan_im2col(const Conv2dProblem& pb, int out_p, int out_q, int tile_m, int 
   return true;
 }
 
-template <int Rank>
-TmaMapParams tiled(const std::uint64_t (&dims)[Rank], const std::uint32_t (&box)[Rank], int tile_k) {
-  TmaMapParams m;
-  m.rank = Rank;
-  for (int i = 0; i < Rank; ++i) m.dims[i] = dims[i], m.box[i] = box[i];
-  m.strides[0] = dims[0] * kElementBytes;
-  for (int i = 1; i < Rank - 1; ++i) m.strides[i] = m.strides[i - 1] * dims[i];
-  m.swizzle_bytes = swizzle_for(tile_k);
-  return m;
-}
-
 }  // namespace
-
-std::string tma_map_problem(const TmaMapParams& p) {
-  const auto s = [](auto v) { return std::to_string(v); };
-  if (p.rank < 3 || p.rank > 4) return "rank = " + s(p.rank) + " is not 3 or 4";
-  for (int i = 0; i < p.rank; ++i) {
-    if (p.dims[i] == 0 || p.dims[i] > (std::uint64_t(1) << 32))
-      return "dims[" + s(i) + "] = " + s(p.dims[i]) + " is outside [1, 2^32]";
-    if (p.traversal[i] == 0 || p.traversal[i] > kMaxTraversal)
-      return "traversal[" + s(i) + "] = " + s(p.traversal[i]) + " is outside [1, 8]";
-  }
-  for (int i = 0; i < p.rank - 1; ++i) {
-    if (p.strides[i] % 16 != 0 || p.strides[i] >= (std::uint64_t(1) << 40))
-      return "strides[" + s(i) + "] = " + s(p.strides[i]) + " bytes is not a multiple of 16 below 2^40";
-  }
-  if (p.swizzle_bytes != 64 && p.swizzle_bytes != 128) return "swizzle = " + s(p.swizzle_bytes) + " bytes";
-  const std::uint64_t inner = (p.im2col ? p.channels : p.box[0]) * kElementBytes;
-  if (inner == 0 || inner % 16 != 0 || inner > std::uint64_t(p.swizzle_bytes))
-    return "the box's inner extent, " + s(inner) + " bytes, is not a multiple of 16 up to the " +
-           s(p.swizzle_bytes) + "-byte swizzle";
-  if (!p.im2col) {
-    for (int i = 0; i < p.rank; ++i) {
-      if (p.box[i] == 0 || p.box[i] > 256) return "box[" + s(i) + "] = " + s(p.box[i]) + " is outside [1, 256]";
-    }
-    return {};
-  }
-  if (p.rank != 4) return "im2col maps here are 4-d (N, H, W, C)";
-  if (p.channels > 256) return "channels = " + s(p.channels) + " is above 256";
-  if (p.pixels == 0 || p.pixels > 1024) return "pixels = " + s(p.pixels) + " is outside [1, 1024]";
-  for (int i = 0; i < 2; ++i) {
-    if (p.lower[i] < -128 || p.lower[i] > 127)
-      return "im2col corner lower[" + s(i) + "] = " + s(p.lower[i]) + " is outside [-128, 127] (4-d maps)";
-    if (p.upper[i] < -128 || p.upper[i] > 127)
-      return "im2col corner upper[" + s(i) + "] = " + s(p.upper[i]) + " is outside [-128, 127] (4-d maps)";
-    // The bounding box of start pixels, [lower, extent + upper), must not be empty.
-    if ((long long)p.dims[1 + i] + p.upper[i] - p.lower[i] < 1)
-      return "the im2col bounding box is empty along " + std::string(i == 0 ? "w" : "h");
-  }
-  return {};
-}
 
 bool plan_fprop_tma(const Conv2dProblem& pb, bool aligned, int tile_m, int tile_n, int tile_k, ConvTmaMaps* out) {
   if (!aligned || pb.groups != 1 || (tile_k != 32 && tile_k != 64)) return false;
@@ -93,7 +43,7 @@ bool plan_fprop_tma(const Conv2dProblem& pb, bool aligned, int tile_m, int tile_
   const long long gemm_k = (long long)pb.r * pb.s * maps.a_geometry.c_blocks * tile_k;
   if (gemm_k > 2147483647LL) return false;
   // W as (C, R*S, K), boxes (tile_k, 1, tile_n).
-  maps.b = tiled<3>({std::uint64_t(pb.c), std::uint64_t(pb.r) * pb.s, std::uint64_t(pb.k)},
+  maps.b = tiled_map<3>({std::uint64_t(pb.c), std::uint64_t(pb.r) * pb.s, std::uint64_t(pb.k)},
                     {std::uint32_t(tile_k), 1, std::uint32_t(tile_n)}, tile_k);
   if (!tma_map_problem(maps.b).empty()) return false;
   maps.gemm_k = int(gemm_k);
@@ -112,7 +62,7 @@ bool plan_dgrad_tma(const Conv2dProblem& filter, const DgradPhase& phase, bool a
   const long long gemm_k = (long long)phase.taps_r * phase.taps_s * maps.a_geometry.c_blocks * tile_k;
   if (gemm_k > 2147483647LL) return false;
   // W as (C, S, R, K), boxes (64, 1, 1, tile_k): 64 channels of tile_k filters at one tap.
-  maps.b = tiled<4>({std::uint64_t(filter.c), std::uint64_t(filter.s), std::uint64_t(filter.r),
+  maps.b = tiled_map<4>({std::uint64_t(filter.c), std::uint64_t(filter.s), std::uint64_t(filter.r),
                      std::uint64_t(filter.k)},
                     {64, 1, 1, std::uint32_t(tile_k)}, tile_k);
   if (!tma_map_problem(maps.b).empty()) return false;

@@ -1,7 +1,7 @@
 // The tensor maps of conv's TMA operands (tessel/conv/fprop_operand_sm90.hpp,
 // dgrad_operand_sm90.hpp) as the parameters the driver's encoders take, computed without the
 // driver: planning (conv2d_plan.cpp) decides from them whether the TMA kernel runs a problem,
-// and conv_tma_sm90.cpp encodes them at launch. The TMA kernel runs a problem when
+// and runtime/tma_encoder.cpp encodes them at launch. The TMA kernel runs a problem when
 //   - it is ungrouped, its channels (fprop: C; dgrad: the filters K, and C) are multiples of 8
 //     and the tensors are 16-byte aligned,
 //   - the strides are at most 8 and each tap's offset ((R-1)*dilation_h, likewise w) at most
@@ -12,23 +12,11 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/tma_map.hpp"
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
 
 namespace tessel::sm90 {
-
-// One map over 16-bit elements: tiled (a box) or im2col (corners, channels x pixels).
-struct TmaMapParams {
-  bool im2col = false;
-  int rank = 0;                      // 3 or 4 dimensions, innermost first
-  std::uint64_t dims[4] = {};
-  std::uint64_t strides[3] = {};     // bytes from one index of dims 1..rank-1 to the next
-  std::uint32_t box[4] = {};         // tiled: the box
-  int lower[2] = {}, upper[2] = {};  // im2col: the walk's bounding-box corners (w, h)
-  std::uint32_t channels = 0, pixels = 0;  // im2col: a box of channels x pixels
-  std::uint32_t traversal[4] = {1, 1, 1, 1};
-  int swizzle_bytes = 128;  // 64 (TileK 32) or 128 (TileK 64)
-};
 
 // Both operands of one implicit GEMM on the TMA kernel.
 struct ConvTmaMaps {
@@ -45,10 +33,5 @@ bool plan_fprop_tma(const Conv2dProblem& pb, bool aligned, int tile_m, int tile_
 // dgrad, one stride phase with rows and taps: A over dY, B the filter (filter.c its channels).
 bool plan_dgrad_tma(const Conv2dProblem& filter, const DgradPhase& phase, bool aligned, int tile_m, int tile_n,
                     int tile_k, ConvTmaMaps* out);
-
-// The encoder's documented requirements (cuda.h: cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col)
-// on p: empty when all hold, else the first one broken, e.g. "im2col corner lower[1] = -130 is
-// outside [-128, 127] (4-d maps)".
-std::string tma_map_problem(const TmaMapParams& p);
 
 }  // namespace tessel::sm90

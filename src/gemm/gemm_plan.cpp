@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gemm/tile_configs_sm80.hpp"
+#include "gemm/tile_configs_sm90.hpp"
 
 namespace tessel::gemm_detail {
 namespace {
@@ -34,6 +35,13 @@ int config_index(std::string const& name) {
   return -1;
 }
 
+int tma_config_index(std::string const& name) {
+  for (int i = 0; i < sm90::kNumTmaTileConfigs; ++i) {
+    if (name == sm90::kTmaTileConfigs[i].name) return i;
+  }
+  return -1;
+}
+
 // The heuristic, from tessel-prof sweeps on an H100 (docs/PERFORMANCE.md, 2026-11-23):
 // 128x128x32 with 4 stages was fastest or tied (within 1%) on every large shape measured,
 // 8192^3 and 4096x14336x4096 included, and on the memory-bound 81920x256x256; the large
@@ -47,17 +55,23 @@ int choose_config(KernelProblem const& p, int sms) {
 
 std::string config_list() {
   std::string s;
-  for (auto const& c : sm80::kTileConfigs) s += std::string(s.empty() ? "" : ", ") + c.name;
+  for (auto const& name : gemm_config_names()) s += (s.empty() ? "" : ", ") + name;
   return s;
 }
+
+// The sm_90a heuristic, from a sweep of tessel-prof's default suite on an H100
+// (docs/PERFORMANCE.md, 2026-11-24): 128x128 was as fast or faster on every shape, 8192^3
+// included (0.90 vs 0.88 of cuBLAS); 128x256 keeps its tensor pipe busy only 70% of the time
+// at 4096^3 (128x128: 86%), so it is left to the override.
+int choose_tma_config(KernelProblem const&, int) { return tma_config_index("sm90_128x128x64_s5"); }
 
 // Split-K: only when the output tiles fill less than half the GPU and K has at least 2048
 // elements; as many slices as fill the SMs once, each of at least 8 K tiles, at most 32, and
 // no empty slice. Example: 256x256x65536 with 64x128 tiles (8 tiles, 2048 K tiles on 132 SMs)
 // -> 16 slices of 128 K tiles. An empty output (M or N = 0) is not split.
-void choose_splits(KernelProblem const& p, sm80::TileConfigInfo const& c, int sms, int* splits, int* per_split) {
-  const int k_tiles = int(ceil_div((long long)p.k, c.tile_k));
-  const std::int64_t tiles = ceil_div((long long)p.m, c.tile_m) * ceil_div((long long)p.n, c.tile_n) * p.batch;
+void choose_splits(KernelProblem const& p, int tile_m, int tile_n, int tile_k, int sms, int* splits, int* per_split) {
+  const int k_tiles = int(ceil_div((long long)p.k, tile_k));
+  const std::int64_t tiles = ceil_div((long long)p.m, tile_m) * ceil_div((long long)p.n, tile_n) * p.batch;
   *splits = 1, *per_split = k_tiles > 0 ? k_tiles : 1;
   if (tiles == 0 || 2 * tiles > sms || p.k < 2048) return;
   std::int64_t n = std::min<std::int64_t>({sms / tiles, k_tiles / 8, 32, 65535 / p.batch});
@@ -68,39 +82,90 @@ void choose_splits(KernelProblem const& p, sm80::TileConfigInfo const& c, int sm
 
 }  // namespace
 
+bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90::TmaMapParams* out, bool* broadcast) {
+  constexpr int kTileK = 64, kBytes = 2;
+  const bool batched = batch > 1 && v.batch_stride != 0;
+  if (reinterpret_cast<std::uintptr_t>(v.ptr) % 16 != 0 || v.ld % 8 != 0 || (batched && v.batch_stride % 8 != 0))
+    return false;
+  const bool k_major = v.major == Major::kK;
+  sm90::TmaMapParams m;
+  m.rank = 3, m.swizzle_bytes = 128;
+  m.dims[0] = std::uint64_t(k_major ? k : v.mn), m.dims[1] = std::uint64_t(k_major ? v.mn : k);
+  m.dims[2] = batched ? std::uint64_t(batch) : 1;
+  m.strides[0] = std::uint64_t(v.ld) * kBytes;
+  m.strides[1] = batched ? std::uint64_t(v.batch_stride) * kBytes : m.strides[0] * m.dims[1];
+  m.box[0] = kTileK, m.box[1] = std::uint32_t(k_major ? tile_mn : kTileK), m.box[2] = 1;
+  if (!sm90::tma_map_problem(m).empty()) return false;
+  *out = m, *broadcast = !batched;
+  return true;
+}
+
 Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) {
   const int sms = device.sms;
   KernelProblem p = kernel_problem(args);
   const bool wide = p.k == 0 || (allows_16b_access(p.a, p.k, p.batch) && allows_16b_access(p.b, p.k, p.batch));
-  int config = -1;
+  const bool wgmma = device.wgmma() && device.tma_encoder;
+  int config = -1, tma_config = -1;
   if (!args.config.empty()) {
     config = config_index(args.config);
-    if (config < 0) {
-      return {StatusCode::kInvalidArgument,
-              "config = \"" + args.config + "\" is not a configuration of this build; choose one of: " + config_list()};
+    tma_config = tma_config_index(args.config);
+    if (config < 0 && tma_config < 0) {
+      return {StatusCode::kInvalidArgument, "config = \"" + args.config +
+                                                "\" is not a configuration of this build; choose one of: " +
+                                                config_list()};
     }
-    if (!wide && std::string(sm80::kTileConfigs[config].name) != sm80::kNarrowTileConfig.name) {
+    if (tma_config >= 0 && !wgmma) {
+      return {StatusCode::kNotSupported,
+              "config = \"" + args.config +
+                  "\" is the sm_90a TMA kernel: it needs a device of compute capability 9.0, TESSEL_DISABLE_SM90 "
+                  "unset and the driver's tensor-map encoder; choose one of the sm80 configurations"};
+    }
+    if (config >= 0 && !wide && std::string(sm80::kTileConfigs[config].name) != sm80::kNarrowTileConfig.name) {
       return {StatusCode::kNotSupported,
               "config = \"" + args.config +
                   "\" has no narrow-access variant, and this problem needs one (an operand's pointer, leading "
                   "dimension, batch stride or contiguous extent is not a multiple of 16 bytes); use \"" +
                   sm80::kNarrowTileConfig.name + "\" or the default"};
     }
-  } else {
-    config = wide ? choose_config(p, sms) : config_index(sm80::kNarrowTileConfig.name);
+  } else if (wgmma) {
+    tma_config = choose_tma_config(p, sms);
   }
+
+  if (tma_config >= 0) {  // the TMA kernel, if its maps can be planned
+    auto const& c = sm90::kTmaTileConfigs[tma_config];
+    TmaChoice t;
+    t.config = tma_config;
+    const bool maps = p.k == 0 || (plan_operand_map(p.a, p.k, p.batch, c.tile_m, &t.a, &t.a_broadcast) &&
+                                   plan_operand_map(p.b, p.k, p.batch, c.tile_n, &t.b, &t.b_broadcast));
+    if (maps) {
+      *out = {p, GemmKernel::kSm90Tma, {}, t, 1, 1};
+      choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
+      return {};
+    }
+    if (!args.config.empty()) {
+      return {StatusCode::kNotSupported,
+              "config = \"" + args.config +
+                  "\" loads its operands with the TMA engine, which needs 16-byte aligned pointers, leading "
+                  "dimensions and batch strides; this problem's A or B has not; use the default"};
+    }
+    config = -1;  // the sm80 kernel
+  }
+  if (config < 0) config = wide ? choose_config(p, sms) : config_index(sm80::kNarrowTileConfig.name);
   auto const& c = sm80::kTileConfigs[config];
   const bool interior = wide && p.m % c.tile_m == 0 && p.n % c.tile_n == 0 && p.k % c.tile_k == 0;
-  *out = {p, {config, !interior, !wide}, 1, 1};
-  choose_splits(p, c, sms, &out->splits, &out->k_tiles_per_split);
+  *out = {p, GemmKernel::kSm80, {config, !interior, !wide}, {}, 1, 1};
+  choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
   return {};
 }
 
 GemmPlan describe(Choice const& ch) {
-  std::string variant = ch.kernel.edges ? "edge" : "interior";
-  if (ch.splits > 1) variant += "+splitk" + std::to_string(ch.splits);
-  return {sm80::kTileConfigs[ch.kernel.config].name, variant, ch.kernel.narrow ? "2B" : "16B", ch.problem.swapped,
-          ch.splits};
+  const std::string split = ch.splits > 1 ? "+splitk" + std::to_string(ch.splits) : "";
+  if (ch.kernel == GemmKernel::kSm90Tma) {
+    return {sm90::kTmaTileConfigs[ch.sm90.config].name, "tma" + split, "TMA", ch.problem.swapped, ch.splits,
+            "sm90_tma_warp_specialized", "cooperative persistent"};
+  }
+  return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,
+          ch.sm80.narrow ? "2B" : "16B", ch.problem.swapped, ch.splits, "sm80_multistage", "one tile per block"};
 }
 
 }  // namespace tessel::gemm_detail
@@ -110,6 +175,7 @@ namespace tessel {
 std::vector<std::string> gemm_config_names() {
   std::vector<std::string> names;
   for (auto const& c : sm80::kTileConfigs) names.emplace_back(c.name);
+  for (auto const& c : sm90::kTmaTileConfigs) names.emplace_back(c.name);
   return names;
 }
 

@@ -1,14 +1,17 @@
-// Planning the GEMM: from validated GemmArguments and the device to one precompiled sm80 kernel.
+// Planning the GEMM: from validated GemmArguments and the device to one precompiled kernel.
 // Host code that calls no CUDA function (the device is an input, runtime/device_info.hpp), so
-// that tests/host/plan_fuzz_test.cpp plans random problems without a GPU; dispatch_sm80.cpp
+// that tests/host/plan_fuzz_test.cpp plans random problems without a GPU; dispatch.cpp
 // launches what it chose.
 //
 //   1. the kernel's view: D row-major (M,N) = A (M,K) * B (N,K)^T. A column-major D is
 //      computed as D^T = B^T A^T (A and B swap, M and N swap, the bias runs along rows)
-//   2. each operand K-major or MN-major; 16-byte access if its pointer, leading dimension,
-//      batch stride and contiguous extent allow it, else the narrow path
-//   3. a tile configuration (the override, or the heuristic), interior or edge variant
-//   4. split-K when the output tiles would leave most SMs idle and K is deep: the kernel writes
+//   2. each operand K-major or MN-major
+//   3. the kernel: on a device with sm_90a's wgmma (DeviceInfo::wgmma()), the warp-specialized
+//      TMA kernel (gemm/kernel_sm90_tma.hpp) when both operands can be TMA maps (16-byte
+//      aligned pointers, leading dimensions and batch strides); else the sm80 kernel, with
+//      16-byte cp.async where the operands allow it and the narrow path where not
+//   4. a tile configuration (the override, or the heuristic); for sm80, interior or edge variant
+//   5. split-K when the output tiles would leave most SMs idle and K is deep: the kernel writes
 //      each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce sums
 //      them in order and applies the epilogue
 #pragma once
@@ -17,6 +20,7 @@
 
 #include "gemm/instances_sm80.hpp"
 #include "runtime/device_info.hpp"
+#include "runtime/tma_map.hpp"
 #include "tessel/runtime/gemm.hpp"
 
 namespace tessel::gemm_detail {
@@ -35,12 +39,28 @@ struct KernelProblem {
   bool swapped;
 };
 
+enum class GemmKernel { kSm80, kSm90Tma };
+
+// The sm_90a TMA kernel's choice: a configuration and the operands' maps (encoded at launch;
+// unused when K is 0: the kernel loads nothing).
+struct TmaChoice {
+  int config = 0;  // index into sm90::kTmaTileConfigs
+  sm90::TmaMapParams a, b;
+  bool a_broadcast = false, b_broadcast = false;  // batch stride 0: a map of one batch
+};
+
 struct Choice {
   KernelProblem problem;
-  sm80::KernelChoice kernel;
-  int splits;             // K slices (1: none)
-  int k_tiles_per_split;  // K tiles each slice accumulates
+  GemmKernel kernel;
+  sm80::KernelChoice sm80;  // kernel == kSm80
+  TmaChoice sm90;           // kernel == kSm90Tma
+  int splits;               // K slices (1: none)
+  int k_tiles_per_split;    // K tiles each slice accumulates
 };
+
+// The map of one operand (MN, K) of `batch` batches for tiles of tile_mn x 64 (TmaMatrix,
+// tessel/gemm/matrix_operand_sm90.hpp); false when the TMA engine cannot read it.
+bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90::TmaMapParams* out, bool* broadcast);
 
 // The kernel for valid, non-empty arguments (m, n >= 1) on `device`; kInvalidArgument or
 // kNotSupported for a config override that this build lacks or that cannot run the problem.

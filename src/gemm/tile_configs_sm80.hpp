@@ -1,6 +1,6 @@
 // The tile configurations libtessel ships for the sm80 GEMM, by index. A name reads
 // <TileM>x<TileN>x<TileK>_s<stages>_w<warps along M>x<warps along N>. Largest first; the
-// heuristic in dispatch_sm80.cpp chooses among them, GemmArguments::config overrides it.
+// heuristic in gemm_plan.cpp chooses among them, GemmArguments::config overrides it.
 // With TESSEL_GEMM_CONFIGS_LEAN (a CI build, where no GPU runs them) only one is compiled.
 #pragma once
 

@@ -6,9 +6,26 @@
 #include <cstring>
 #include <string>
 
-#include "conv/conv_tma_sm90.hpp"
+#include "runtime/tma_encoder.hpp"
 
 namespace tessel {
+
+namespace {
+bool sm90_kernels_enabled() {
+#if defined(TESSEL_HAS_SM90A)
+  const char* disable = std::getenv("TESSEL_DISABLE_SM90");
+  return disable == nullptr || std::strcmp(disable, "0") == 0;
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+DeviceInfo planning_device_without_gpu() {
+  DeviceInfo d;
+  d.sm90_kernels = sm90_kernels_enabled();
+  return d;
+}
 
 Status current_device(const char* who, DeviceInfo* out) {
   int device = 0;
@@ -25,12 +42,7 @@ Status current_device(const char* who, DeviceInfo* out) {
                                        " has compute capability " + std::to_string(d.cc_major) + "." +
                                        std::to_string(d.cc_minor) + "; tessel's kernels need sm_80 or newer"};
   }
-#if defined(TESSEL_HAS_SM90A)
-  const char* disable = std::getenv("TESSEL_DISABLE_SM90");
-  d.sm90_kernels = disable == nullptr || std::strcmp(disable, "0") == 0;
-#else
-  d.sm90_kernels = false;
-#endif
+  d.sm90_kernels = sm90_kernels_enabled();
   d.tma_encoder = d.wgmma() && sm90::tma_encoders_available();
   *out = d;
   return {};

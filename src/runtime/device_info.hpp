@@ -17,6 +17,10 @@ struct DeviceInfo {
   bool wgmma() const { return sm90_kernels && cc_major == 9 && cc_minor == 0; }
 };
 
+// What plan() plans for where there is no GPU: an H100, with this build's kernels
+// (sm90_kernels only where libtessel has sm_90a code and TESSEL_DISABLE_SM90 is unset or "0").
+DeviceInfo planning_device_without_gpu();
+
 // The current CUDA device. kNoDevice, its message starting with `who`, when there is none or it
 // is older than sm_80 (tessel's kernels need cp.async and mma.sync).
 Status current_device(const char* who, DeviceInfo* out);

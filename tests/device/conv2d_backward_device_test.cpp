@@ -36,7 +36,8 @@
 #include <vector>
 
 #include "conv/conv2d_common.hpp"
-#include "conv/conv_tma_sm90.hpp"
+#include "conv/conv_tma_maps.hpp"
+#include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 #include "typed_values.hpp"

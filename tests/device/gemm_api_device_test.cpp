@@ -39,6 +39,7 @@ struct Case {
   int offset = 0;        // elements added to every pointer (1: misaligned for 16-byte access)
   bool c_is_d = false;   // C and D the same memory
   std::string config;    // "" = heuristic
+  bool broadcast_a = false, broadcast_b = false;  // batch stride 0: one A (B) for every batch
 
   std::string describe() const {
     std::ostringstream s;
@@ -46,7 +47,8 @@ struct Case {
       << " B " << (b_layout == MatrixLayout::kRowMajor ? "row" : "col") << " D "
       << (d_layout == MatrixLayout::kRowMajor ? "row" : "col") << " " << data_type_name(in) << "->"
       << data_type_name(out) << " alpha " << alpha << " beta " << beta << (bias ? " bias" : "") << " act "
-      << int(act) << " pad " << pad << " offset " << offset << (c_is_d ? " C=D" : "") << " config '" << config << "'";
+      << int(act) << " pad " << pad << " offset " << offset << (c_is_d ? " C=D" : "") << (broadcast_a ? " A broadcast" : "")
+      << (broadcast_b ? " B broadcast" : "") << " config '" << config << "'";
     return s.str();
   }
 };
@@ -78,10 +80,11 @@ void run_case(Case const& t, unsigned seed) {
     if (rows == 0 || cols == 0) return 0;
     return l == MatrixLayout::kRowMajor ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
   };
-  const std::int64_t sa = span(t.a_layout, lda, t.m, t.k) + t.pad, sb = span(t.b_layout, ldb, t.k, t.n) + 3 * t.pad,
+  const std::int64_t one_a = span(t.a_layout, lda, t.m, t.k) + t.pad, one_b = span(t.b_layout, ldb, t.k, t.n) + 3 * t.pad,
                      sd = span(t.d_layout, ldd, t.m, t.n) + t.pad;
-  const size_t na = size_t(t.offset + sa * t.batch), nb = size_t(t.offset + sb * t.batch),
-               nd = size_t(t.offset + sd * t.batch);
+  const std::int64_t sa = t.broadcast_a ? 0 : one_a, sb = t.broadcast_b ? 0 : one_b;
+  const size_t na = size_t(t.offset + (t.broadcast_a ? one_a : sa * t.batch)),
+               nb = size_t(t.offset + (t.broadcast_b ? one_b : sb * t.batch)), nd = size_t(t.offset + sd * t.batch);
   std::vector<float> a(na), b(nb), c(nd), bias(size_t(t.n) + t.offset);
   for (auto& x : a) x = round_to(t.in, dist(rng));
   for (auto& x : b) x = round_to(t.in, dist(rng));
@@ -226,10 +229,32 @@ TEST(GemmApi, UnalignedLeadingDimensionsAndPointers) {
            13);
 }
 
+bool is_sm90_config(std::string const& name) { return name.rfind("sm90_", 0) == 0; }
+
+// Whether gemm() runs the sm_90a TMA kernel here (an H100 without TESSEL_DISABLE_SM90).
+bool sm90_kernel_runs() {
+  GemmArguments args;
+  args.m = args.n = args.k = 64, args.lda = args.ldb = args.ldd = 64;
+  args.a = reinterpret_cast<void*>(std::uintptr_t(1) << 20), args.b = reinterpret_cast<void*>(std::uintptr_t(2) << 20);
+  args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 20);
+  GemmPlan p;
+  return plan(args, &p).ok() && p.kernel == "sm90_tma_warp_specialized";
+}
+
 // ---- every shipped configuration, interior and edge ----
 // (Edges with 16-byte access: the contiguous extents M, N and K stay multiples of 8.)
+// The sm90 ones only where they run; elsewhere forcing one is kNotSupported.
 TEST(GemmApi, EveryConfiguration) {
   for (auto const& name : gemm_config_names()) {
+    if (is_sm90_config(name) && !sm90_kernel_runs()) {
+      GemmArguments args;
+      args.m = args.n = args.k = 64, args.lda = args.ldb = args.ldd = 64, args.config = name;
+      args.a = args.b = args.d = reinterpret_cast<void*>(std::uintptr_t(1) << 20);
+      args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 20);
+      GemmPlan p;
+      EXPECT_EQ(plan(args, &p).code(), StatusCode::kNotSupported) << name;
+      continue;
+    }
     run_case(Case{.m = 256, .n = 256, .k = 128, .config = name}, 14);
     run_case(Case{.m = 152, .n = 264, .k = 88, .a_layout = kCol, .b_layout = kRow, .config = name}, 15);
   }
@@ -248,7 +273,9 @@ TEST(GemmApi, AConfigWithoutANarrowVariantRefusesANarrowProblem) {
       EXPECT_EQ(p.access, "2B") << name;  // the one configuration with a narrow variant
     } else {
       EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.message();
-      EXPECT_NE(s.message().find("narrow"), std::string::npos) << s.message();
+      const bool says_why = s.message().find(is_sm90_config(name) ? "16-byte" : "narrow") != std::string::npos ||
+                            (is_sm90_config(name) && !sm90_kernel_runs());
+      EXPECT_TRUE(says_why) << s.message();
       EXPECT_EQ(gemm(args, nullptr).code(), StatusCode::kNotSupported);
     }
   }
@@ -287,9 +314,17 @@ TEST(GemmApi, PlanNamesVariantAndAccess) {
   args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 20);
   GemmPlan p;
   ASSERT_TRUE(plan(args, &p).ok());
-  EXPECT_EQ(p.variant, "interior");
-  EXPECT_EQ(p.access, "16B");
-  args.k = 33, args.lda = 33, args.ldb = 33;
+  if (sm90_kernel_runs()) {
+    EXPECT_EQ(p.kernel, "sm90_tma_warp_specialized");
+    EXPECT_EQ(p.variant, "tma");
+    EXPECT_EQ(p.access, "TMA");
+    EXPECT_EQ(p.schedule, "cooperative persistent");
+  } else {
+    EXPECT_EQ(p.kernel, "sm80_multistage");
+    EXPECT_EQ(p.variant, "interior");
+    EXPECT_EQ(p.access, "16B");
+  }
+  args.k = 33, args.lda = 33, args.ldb = 33;  // rows of 66 bytes: neither TMA nor 16-byte cp.async
   ASSERT_TRUE(plan(args, &p).ok());
   EXPECT_EQ(p.variant, "edge");
   EXPECT_EQ(p.access, "2B");
@@ -297,6 +332,108 @@ TEST(GemmApi, PlanNamesVariantAndAccess) {
   ASSERT_TRUE(plan(args, &p).ok());
   EXPECT_TRUE(p.swapped);
 }
+
+// ---- the sm_90a TMA kernel, each configuration forced (skipped where it does not run) ----
+class GemmSm90Config : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!sm90_kernel_runs()) GTEST_SKIP() << "the sm_90a kernel does not run here (not an H100, or TESSEL_DISABLE_SM90)";
+  }
+};
+
+// Every layout x input x output type on an edge problem: M, N not multiples of the tile (nor
+// of 64: the MN-major boxes), K not a multiple of 64.
+TEST_P(GemmSm90Config, EveryLayoutAndType) {
+  for (int layouts = 0; layouts < 4; ++layouts) {
+    for (DataType in : {DataType::kF16, DataType::kBF16}) {
+      for (DataType out : {DataType::kF32, DataType::kF16, DataType::kBF16}) {
+        Case t{.m = 136, .n = 264, .k = 200, .in = in, .out = out, .config = GetParam()};
+        t.a_layout = layouts & 1 ? kCol : kRow, t.b_layout = layouts & 2 ? kRow : kCol;
+        run_case(t, 2000 + layouts);
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Sizes 1, primes and K below one K tile; 16-byte rows where the layout needs them.
+TEST_P(GemmSm90Config, EdgeSizes) {
+  const std::string c = GetParam();
+  run_case(Case{.m = 1, .n = 8, .k = 8, .config = c}, 21);
+  run_case(Case{.m = 257, .n = 8, .k = 8, .config = c}, 22);
+  run_case(Case{.m = 131, .n = 383, .k = 16, .out = DataType::kF16, .config = c}, 23);
+  run_case(Case{.m = 8, .n = 1, .k = 24, .a_layout = kCol, .b_layout = kCol, .d_layout = kCol, .config = c}, 24);
+  run_case(Case{.m = 520, .n = 136, .k = 1032, .a_layout = kRow, .b_layout = kRow, .config = c}, 25);
+  run_case(Case{.m = 33, .n = 40, .k = 0, .beta = 2.0f, .bias = true, .config = c}, 26);
+}
+
+TEST_P(GemmSm90Config, EpilogueAndBatches) {
+  const std::string c = GetParam();
+  run_case(Case{.m = 200, .n = 136, .k = 96, .alpha = 0.5f, .beta = -1.5f, .bias = true,
+                .act = Activation::kReLU, .config = c},
+           31);
+  run_case(Case{.m = 130, .n = 72, .k = 64, .out = DataType::kF16, .alpha = 2.0f, .bias = true,
+                .act = Activation::kGELU, .config = c},
+           32);
+  run_case(Case{.m = 160, .n = 96, .k = 48, .out = DataType::kBF16, .beta = 1.0f, .c_is_d = true, .config = c}, 33);
+  run_case(Case{.m = 77, .n = 192, .k = 40, .d_layout = kCol, .beta = 0.25f, .bias = true, .config = c}, 34);
+  run_case(Case{.m = 96, .n = 80, .k = 56, .batch = 3, .a_layout = kCol, .beta = 1.0f, .bias = true, .config = c}, 35);
+  run_case(Case{.m = 72, .n = 264, .k = 72, .batch = 4, .config = c, .broadcast_a = true}, 36);
+  run_case(Case{.m = 136, .n = 40, .k = 128, .batch = 3, .b_layout = kRow, .config = c, .broadcast_b = true}, 37);
+  run_case(Case{.m = 128, .n = 128, .k = 64, .pad = 8, .config = c}, 38);
+}
+
+// Deep K with few tiles is split; the fixed-order reduction gives the same bits every run.
+TEST_P(GemmSm90Config, SplitKIsDeterministic) {
+  const std::string c = GetParam();
+  run_case(Case{.m = 64, .n = 96, .k = 8192, .d_layout = kCol, .out = DataType::kF16, .alpha = 0.5f, .beta = 1.0f,
+                .bias = true, .act = Activation::kReLU, .config = c},
+           41);
+  const int m = 200, n = 136, k = 16384;
+  DeviceBuffer a(size_t(m) * k * 2), b(size_t(n) * k * 2), d(size_t(m) * n * 4);
+  std::vector<float> values(size_t(std::max(m, n)) * k);
+  std::mt19937 rng(42);
+  for (auto& x : values) x = std::uniform_real_distribution<float>(-1, 1)(rng);
+  const std::vector<unsigned char> bytes = encode(DataType::kF16, values);
+  ASSERT_EQ(cudaMemcpy(a.ptr, bytes.data(), size_t(m) * k * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.ptr, bytes.data(), size_t(n) * k * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  GemmArguments args;
+  args.m = m, args.n = n, args.k = k, args.lda = k, args.ldb = k, args.ldd = n, args.config = c;
+  args.a = a.ptr, args.b = b.ptr, args.d = d.ptr;
+  GemmPlan p;
+  ASSERT_TRUE(plan(args, &p).ok());
+  EXPECT_GT(p.split_k, 1) << p.variant;
+  std::vector<float> first(size_t(m) * n), again(size_t(m) * n);
+  for (int run = 0; run < 3; ++run) {
+    ASSERT_TRUE(gemm(args, nullptr).ok());
+    ASSERT_EQ(cudaMemcpy(run == 0 ? first.data() : again.data(), d.ptr, first.size() * 4, cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    if (run > 0) EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size() * 4), 0) << "run " << run;
+  }
+}
+
+// An operand the TMA engine cannot read (rows of 66 bytes) is refused with the reason.
+TEST_P(GemmSm90Config, RefusesRowsThatAreNotSixteenBytes) {
+  DeviceBuffer a(1 << 16), b(1 << 16), d(1 << 18);
+  GemmArguments args;
+  args.m = 64, args.n = 64, args.k = 33, args.lda = 33, args.ldb = 33, args.ldd = 64, args.config = GetParam();
+  args.a = a.ptr, args.b = b.ptr, args.d = d.ptr;
+  Status s = gemm(args, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kNotSupported);
+  EXPECT_NE(s.message().find("16-byte"), std::string::npos) << s.message();
+}
+
+std::vector<std::string> sm90_config_names() {
+  std::vector<std::string> names;
+  for (auto const& name : gemm_config_names()) {
+    if (is_sm90_config(name)) names.push_back(name);
+  }
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sm90, GemmSm90Config, ::testing::ValuesIn(sm90_config_names()),
+                         [](::testing::TestParamInfo<std::string> const& info) { return info.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmSm90Config);
 
 // ---- random problems ----
 TEST(GemmApi, RandomProblems) {

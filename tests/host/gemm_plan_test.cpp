@@ -1,10 +1,13 @@
-// plan(): which kernel gemm() would run, decided on the host (without a GPU it plans for an
-// H100's 132 SMs). Checked here without launching anything; the same decisions run on the
-// GPU in tests/device/gemm_api_device_test.cpp.
+// Which kernel gemm() would run, decided on the host (gemm_plan.cpp, the device an input) for
+// an A100 (the sm80 kernel) and an H100 (the sm_90a TMA kernel). Checked here without
+// launching anything; the same decisions run on the GPU in tests/device/gemm_api_device_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <tuple>
 
+#include "gemm/gemm_plan.hpp"
+#include "gemm/tile_configs_sm90.hpp"
 #include "tessel/runtime/gemm.hpp"
 
 namespace tessel {
@@ -22,11 +25,16 @@ GemmArguments packed(int m, int n, int k) {
   return args;
 }
 
-GemmPlan plan_of(GemmArguments const& args) {
-  GemmPlan p;
-  Status s = plan(args, &p);
+// As the sm80 kernel plans it (an A100, or TESSEL_DISABLE_SM90=1) and as an H100 does.
+const DeviceInfo kA100{108, 8, 0, false, false};
+const DeviceInfo kH100{};
+
+GemmPlan plan_of(GemmArguments const& args, DeviceInfo const& device = kA100) {
+  gemm_detail::Choice ch;
+  EXPECT_TRUE(validate(args).ok());
+  Status s = gemm_detail::choose(args, device, &ch);
   EXPECT_TRUE(s.ok()) << s.message();
-  return p;
+  return s.ok() ? gemm_detail::describe(ch) : GemmPlan{};
 }
 
 TEST(GemmPlan, TileMultiplesRunTheInteriorKernel) {
@@ -68,12 +76,72 @@ TEST(GemmPlan, EveryConfigurationCanBeForced) {
   for (auto const& name : gemm_config_names()) {
     GemmArguments args = packed(512, 512, 512);
     args.config = name;
-    EXPECT_EQ(plan_of(args).config, name);
+    const bool sm90 = name.rfind("sm90_", 0) == 0;
+    EXPECT_EQ(plan_of(args, sm90 ? kH100 : kA100).config, name);
+    if (sm90) {  // not on a device without wgmma
+      gemm_detail::Choice ch;
+      Status s = gemm_detail::choose(args, kA100, &ch);
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported);
+      EXPECT_NE(s.message().find("compute capability 9.0"), std::string::npos) << s.message();
+    }
   }
 }
 
 TEST(GemmPlan, NullOutIsAnInvalidArgument) {
   EXPECT_EQ(plan(packed(64, 64, 64), nullptr).code(), StatusCode::kInvalidArgument);
+}
+
+// ---- the H100: the TMA kernel wherever its maps can be made ----
+TEST(GemmPlanH100, AlignedOperandsRunTheTmaKernel) {
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{1000, 1000, 1000}, std::tuple{1, 8, 8}}) {
+    GemmPlan p = plan_of(packed(m, n, k), kH100);
+    EXPECT_EQ(p.kernel, "sm90_tma_warp_specialized");
+    EXPECT_EQ(p.variant.substr(0, 3), "tma");
+    EXPECT_EQ(p.access, "TMA");
+  }
+}
+
+TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
+  EXPECT_EQ(plan_of(packed(8192, 8192, 8192), kH100).config, "sm90_128x128x64_s5");
+  EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_128x128x64_s5");
+}
+
+TEST(GemmPlanH100, RowsThatAreNotSixteenBytesFallBackToTheSm80Kernel) {
+  GemmPlan p = plan_of(packed(3000, 5000, 700 + 3), kH100);  // rows of 1406 bytes
+  EXPECT_EQ(p.kernel, "sm80_multistage");
+  EXPECT_EQ(p.access, "2B");
+  GemmArguments args = packed(256, 256, 256);
+  args.a = address((std::uintptr_t(1) << 36) + 2);  // element-aligned only
+  EXPECT_EQ(plan_of(args, kH100).kernel, "sm80_multistage");
+}
+
+TEST(GemmPlanH100, KZeroAndBroadcastBatchesStayOnTheTmaKernel) {
+  EXPECT_EQ(plan_of(packed(33, 40, 0), kH100).kernel, "sm90_tma_warp_specialized");
+  GemmArguments args = packed(256, 256, 256);
+  args.batch = 4, args.a_batch_stride = 0, args.b_batch_stride = 256 * 256, args.d_batch_stride = 256 * 256;
+  gemm_detail::Choice ch;
+  ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
+  ASSERT_EQ(ch.kernel, gemm_detail::GemmKernel::kSm90Tma);
+  EXPECT_TRUE(ch.sm90.a_broadcast);
+  EXPECT_EQ(ch.sm90.a.dims[2], 1u);
+  EXPECT_FALSE(ch.sm90.b_broadcast);
+  EXPECT_EQ(ch.sm90.b.dims[2], 4u);
+  EXPECT_EQ(ch.sm90.b.strides[1], 256u * 256u * 2u);
+}
+
+TEST(GemmPlanH100, MapsFollowTheMajor) {
+  GemmArguments args = packed(300, 520, 136);
+  args.a_layout = MatrixLayout::kColumnMajor, args.lda = 304;  // A MN-major: (M, K), boxes of 64 x 64
+  gemm_detail::Choice ch;
+  ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
+  EXPECT_EQ(ch.sm90.a.dims[0], 300u);
+  EXPECT_EQ(ch.sm90.a.dims[1], 136u);
+  EXPECT_EQ(ch.sm90.a.strides[0], 304u * 2);
+  EXPECT_EQ(ch.sm90.a.box[0], 64u);
+  EXPECT_EQ(ch.sm90.a.box[1], 64u);
+  EXPECT_EQ(ch.sm90.b.dims[0], 136u);  // B K-major: (K, N), one box of 64 x TileN
+  EXPECT_EQ(ch.sm90.b.dims[1], 520u);
+  EXPECT_EQ(ch.sm90.b.box[1], std::uint32_t(sm90::kTmaTileConfigs[ch.sm90.config].tile_n));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "conv/conv2d_plan.hpp"
 #include "gemm/gemm_plan.hpp"
 #include "gemm/tile_configs_sm80.hpp"
+#include "gemm/tile_configs_sm90.hpp"
 
 namespace tessel {
 namespace {
@@ -221,15 +222,39 @@ TEST(PlanFuzz, Gemm) {
                  describe(device));
     gemm_detail::Choice ch;
     ASSERT_TRUE(gemm_detail::choose(g, device, &ch).ok());
-    ASSERT_GE(ch.kernel.config, 0);
-    ASSERT_LT(ch.kernel.config, sm80::kNumTileConfigs);
-    const sm80::TileConfigInfo& c = sm80::kTileConfigs[ch.kernel.config];
     EXPECT_EQ(ch.problem.swapped, g.d_layout == MatrixLayout::kColumnMajor);
     EXPECT_EQ(ch.problem.m, ch.problem.swapped ? g.n : g.m);
-    if (ch.kernel.narrow) EXPECT_STREQ(c.name, sm80::kNarrowTileConfig.name);
-    if (!ch.kernel.edges)
-      EXPECT_TRUE(ch.problem.m % c.tile_m == 0 && ch.problem.n % c.tile_n == 0 && ch.problem.k % c.tile_k == 0);
-    const long long k_tiles = (ch.problem.k + c.tile_k - 1LL) / c.tile_k;
+    int tile_k = 0;
+    if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma) {
+      ASSERT_TRUE(device.wgmma() && device.tma_encoder);
+      ASSERT_GE(ch.sm90.config, 0);
+      ASSERT_LT(ch.sm90.config, sm90::kNumTmaTileConfigs);
+      const sm90::TmaTileConfigInfo& c = sm90::kTmaTileConfigs[ch.sm90.config];
+      tile_k = c.tile_k;
+      if (ch.problem.k > 0) {  // each map is valid and covers its operand: (K, MN) or (MN, K)
+        const gemm_detail::OperandView* views[2] = {&ch.problem.a, &ch.problem.b};
+        const sm90::TmaMapParams* maps[2] = {&ch.sm90.a, &ch.sm90.b};
+        const int tiles_mn[2] = {c.tile_m, c.tile_n};
+        for (int i = 0; i < 2; ++i) {
+          const bool k_major = views[i]->major == Major::kK;
+          EXPECT_EQ(sm90::tma_map_problem(*maps[i]), "");
+          EXPECT_EQ(maps[i]->dims[0], std::uint64_t(k_major ? ch.problem.k : views[i]->mn));
+          EXPECT_EQ(maps[i]->dims[1], std::uint64_t(k_major ? views[i]->mn : ch.problem.k));
+          EXPECT_EQ(maps[i]->strides[0], std::uint64_t(views[i]->ld) * 2);
+          EXPECT_EQ(maps[i]->box[1], std::uint32_t(k_major ? tiles_mn[i] : 64));
+          EXPECT_EQ(reinterpret_cast<std::uintptr_t>(views[i]->ptr) % 16, 0u);
+        }
+      }
+    } else {
+      ASSERT_GE(ch.sm80.config, 0);
+      ASSERT_LT(ch.sm80.config, sm80::kNumTileConfigs);
+      const sm80::TileConfigInfo& c = sm80::kTileConfigs[ch.sm80.config];
+      tile_k = c.tile_k;
+      if (ch.sm80.narrow) EXPECT_STREQ(c.name, sm80::kNarrowTileConfig.name);
+      if (!ch.sm80.edges)
+        EXPECT_TRUE(ch.problem.m % c.tile_m == 0 && ch.problem.n % c.tile_n == 0 && ch.problem.k % c.tile_k == 0);
+    }
+    const long long k_tiles = (ch.problem.k + tile_k - 1LL) / tile_k;
     ASSERT_GE(ch.splits, 1);
     if (ch.splits > 1) {
       EXPECT_LE((long long)ch.splits * g.batch, 65535);

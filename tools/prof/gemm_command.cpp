@@ -43,7 +43,8 @@ Layouts (BLAS / cuBLAS column-major names, first letter A, second B; D is M x N 
   tn is the fast case (both K-contiguous), the same bytes as cuBLAS's CUBLAS_OP_T, CUBLAS_OP_N.
 
 Without --m/--n/--k, the default suite: 81920x256x256; 1024^3 .. 8192^3; 4096x14336x4096,
-14336x4096x4096; 128x4096x4096, 16x4096x4096; 256x256x65536; 1000^3, 4095x4097x1031.
+14336x4096x4096; 128x4096x4096, 16x4096x4096; 256x256x65536, 1024x1024x65536; 1000^3,
+4095x4097x1031, 3000x5000x700.
 
 Each problem: inputs uniform in [-1, 1); tessel runs once on D filled with NaN, is verified,
 then tessel and cuBLAS are timed alike: warm-up, then 7 batches of back-to-back launches

@@ -59,7 +59,7 @@ struct ConvDgradFilterTmaB {
       }
     }
   };
-  __device__ Tiles tiles(int c0, int k_tile) const { return {&map, g, c0, k_tile}; }
+  __device__ Tiles tiles(int c0, int k_tile, int /*batch: one*/) const { return {&map, g, c0, k_tile}; }
 #endif
 };
 

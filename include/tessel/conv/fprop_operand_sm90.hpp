@@ -7,7 +7,7 @@
 // C8 = c_blocks * TileK: each tap's channels rounded up to whole K tiles, so no K tile straddles
 // two taps (the rounded-up channels are zeros in both operands). K tile t is
 //   tap t / c_blocks (r = tap / S, s = tap % S), channels (t % c_blocks) * TileK ...
-// The maps are encoded on the host (src/conv/conv_tma_sm90.cpp); conv_tma_box_test checks
+// The maps are encoded on the host (src/runtime/tma_encoder.cpp); conv_tma_box_test checks
 // these coordinates against the definition through an emulation of the engine's walk.
 #pragma once
 
@@ -105,7 +105,7 @@ struct ConvFpropTmaA {
       tma_load_im2col_4d(stage, map, b.c, b.w, b.h, b.n, std::uint16_t(b.dw), std::uint16_t(b.dh), bar);
     }
   };
-  __device__ Tiles tiles(int m0, int k_tile) const { return {&map, g, im2col_origin(g, m0), k_tile}; }
+  __device__ Tiles tiles(int m0, int k_tile, int /*batch: one*/) const { return {&map, g, im2col_origin(g, m0), k_tile}; }
 #endif
 };
 
@@ -123,7 +123,7 @@ struct ConvFilterTmaB {
       tma_load_3d(stage, map, b.c, b.tap, b.k, bar);
     }
   };
-  __device__ Tiles tiles(int n0, int k_tile) const { return {&map, g, n0, k_tile}; }
+  __device__ Tiles tiles(int n0, int k_tile, int /*batch: one*/) const { return {&map, g, n0, k_tile}; }
 #endif
 };
 

@@ -5,6 +5,7 @@
 //
 //   GemmConfigSm90<128, 128, 32, 6>    128x128 tile, K-tile 32, 6 stages; warpgroups 2x1 (64x128 each)
 //   GemmConfigSm90<64, 128, 32, 6>     warpgroups 1x2 (64x64 each)
+//   GemmConfigSm90<128, 256, 64, 4>    warpgroups 2x1 (64x256 each: 128 fp32 accumulators a thread)
 //
 // The ring's swizzle atoms are wgmma's canonical layouts, so each warpgroup's operand tile is
 // one matrix descriptor per 16-wide k-step (GmmaOperand below; tests/host/gemm_sm90_config_test
@@ -79,8 +80,8 @@ struct GemmConfigSm90 {
   static constexpr int kWgTileN = TileN / kWarpGroupsN;  // each warpgroup: 64 x kWgTileN
   static constexpr int kAccumulators = kWgTileN / 2;     // fp32 registers per thread
   static_assert(TileM == 64 || TileM == 128, "GemmConfigSm90: TileM is 64 or 128 (one or two warpgroups of 64 rows)");
-  static_assert(kWgTileN == 64 || kWgTileN == 128,
-                "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64 or 128");
+  static_assert(kWgTileN == 64 || kWgTileN == 128 || kWgTileN == 256,
+                "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64, 128 or 256");
   static_assert(TileK == 32 || TileK == 64, "GemmConfigSm90: TileK must be 32 or 64 (64- or 128-byte swizzled rows)");
   static_assert(MmaInFlight == 0 || MmaInFlight == 1, "GemmConfigSm90: 0 or 1 wgmma groups in flight");
   static_assert(Stages >= 2 + MmaInFlight && Stages <= 8,
@@ -104,9 +105,12 @@ struct GemmConfigSm90 {
   static_assert(kStageBytesA % 1024 == 0 && kStageBytesB % 1024 == 0,
                 "GemmConfigSm90: every stage must start on a 1024-byte swizzle-pattern boundary");
 
-  // ---- epilogue: the sm80 one (epilogue_sm80.hpp), staged in the same swizzled fp32 tile
-  using SmemLayoutC = EpilogueSmemLayout<TileM, TileN>;
-  static constexpr int kSmemBytesC = TileM * TileN * int(sizeof(Accumulator));
+  // ---- epilogue: the sm80 one (epilogue_sm80.hpp), staged in the same swizzled fp32 tile,
+  // kEpilogueTileN columns at a time: a 256-wide tile in four passes of 64 (32 KiB, not 128)
+  static constexpr int kEpilogueTileN = TileN > 128 ? 64 : TileN;
+  using EpilogueTile = EpilogueTileShape<TileM, kEpilogueTileN, kThreads>;
+  using SmemLayoutC = typename EpilogueTile::SmemLayoutC;
+  static constexpr int kSmemBytesC = TileM * kEpilogueTileN * int(sizeof(Accumulator));
   static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
   static_assert(kSmemBytes <= 227 * 1024, "GemmConfigSm90: more than 227 KiB of shared memory per block");
 };

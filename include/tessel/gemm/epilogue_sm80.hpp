@@ -64,6 +64,14 @@ template <int TileM, int TileN>
 using EpilogueSmemLayout = decltype(composition(Swizzle<2, 3, kLog2EpilogueTileN<TileN> - 3>{},
                                                 make_layout(make_shape(Int<TileM>{}, Int<TileN>{}), LayoutRight{})));
 
+// The shape epilogue_store works on: a (TileM, TileN) fp32 tile in SmemLayoutC, stored by
+// Threads threads. A config is one; a kernel that stages its tile in column slices passes this.
+template <int TileM, int TileN, int Threads>
+struct EpilogueTileShape {
+  static constexpr int kTileM = TileM, kTileN = TileN, kThreads = Threads;
+  using SmemLayoutC = EpilogueSmemLayout<TileM, TileN>;
+};
+
 #if defined(__CUDACC__)
 namespace detail {
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "config_sm90.hpp"
 #include "epilogue_sm80.hpp"
@@ -39,20 +40,47 @@ __device__ void wgmma_k_tile(float (&acc)[Config::kAccumulators], std::uint32_t 
   wgmma_commit();
 }
 
-// A warpgroup's accumulators (wgmma.hpp's layout) into the block's fp32 staging tile at
-// `staging` (Config::SmemLayoutC), for epilogue_store.
-template <class Config>
+// Columns [Slice * E, Slice * E + E) of the block's tile, E = Config::kEpilogueTileN, from a
+// warpgroup's accumulators (wgmma.hpp's layout) into the fp32 staging tile at `staging`
+// (Config::SmemLayoutC, E columns).
+template <class Config, int Slice>
 __device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg_m,
                                    int wg_n) {
-  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
+  constexpr int kE = Config::kEpilogueTileN;
+  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,E)
   const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
   const int row = wg_m * 64 + warp * 16 + lane / 4;
-  const int col = wg_n * Config::kWgTileN + 2 * (lane % 4);
+  const int col = wg_n * Config::kWgTileN + 2 * (lane % 4) - Slice * kE;  // of column 0 of the warpgroup, in the slice
+#pragma unroll
   for (int j = 0; j < Config::kWgTileN / 8; ++j) {
+    if (col + 8 * j < 0 || col + 8 * j >= kE) continue;
+#pragma unroll
     for (int h = 0; h < 2; ++h) {  // rows row and row + 8
       *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
     }
   }
+}
+
+// The MMA warpgroups' tile (their accumulators) into D through the staging tile, E columns at
+// a time (Config::EpilogueTile); (row0, col0) its origin in D, rows x cols of it inside D.
+// Named barrier 1 over the Config::kThreads MMA threads before each slice: before the first,
+// nobody may still read or write what `staging` overlaps (the ring, or the previous tile).
+template <class Config>
+__device__ void store_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg_m,
+                                   int wg_n, EpilogueParams const& p, int batch, int row0, int col0, int rows,
+                                   int cols) {
+  constexpr int kE = Config::kEpilogueTileN;
+  auto slice = [&](auto s) {
+    constexpr int kSlice = decltype(s)::value;
+    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
+    stage_accumulators<Config, kSlice>(staging, acc, wg_m, wg_n);
+    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
+    epilogue_store<typename Config::EpilogueTile>(staging, p, batch, row0, col0 + kSlice * kE, rows,
+                                                  cols - kSlice * kE);
+  };
+  [&]<int... S>(std::integer_sequence<int, S...>) {
+    (slice(std::integral_constant<int, S>{}), ...);
+  }(std::make_integer_sequence<int, Config::kTileN / kE>{});
 }
 }  // namespace detail
 
@@ -99,11 +127,9 @@ __global__ void __launch_bounds__(Config::kThreads)
 
   // The ring becomes the epilogue's staging tile: no copy may still write it, no wgmma read it.
   cp_async_wait_all();
-  __syncthreads();
-  detail::stage_accumulators<Config>(smem, acc, wg_m, wg_n);
-  __syncthreads();
-  epilogue_store<Config>(smem, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM, tile.n * Config::kTileN,
-                         p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
+  detail::store_accumulators<Config>(smem, acc, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
+                                     tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
+                                     p.n - tile.n * Config::kTileN);
 #else
   arch_unsupported("gemm_kernel_sm90 needs sm_90a", p, a_source, b_source);
 #endif

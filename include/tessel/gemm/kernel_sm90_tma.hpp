@@ -2,7 +2,7 @@
 // and dgrad's im2col activations and their filters: conv/fprop_operand_sm90.hpp,
 // conv/dgrad_operand_sm90.hpp). The tile, ring layout,
 // wgmma and epilogue are kernel_sm90.hpp's (GemmConfigSm90); the loads are not the threads':
-//   producer warp (the 9th, after the two MMA warpgroups): one thread, per K tile i, waits
+//   producer (the 9th warp, or the 3rd warpgroup: kTmaKernelThreads): one thread, per K tile i, waits
 //             until its stage is free (empty), arms full[stage] with the stage's bytes and
 //             asks the TMA for the A and B boxes
 //   MMA warpgroups: per K tile, wait on full[stage], issue TileK/16 wgmmas from the stage,
@@ -19,25 +19,32 @@
 // item each, the epilogue staged over the ring.
 //
 // A TMA operand source gives the producer a stream of K tiles per work item:
-//   auto tiles = source.tiles(mn0, tile_begin);   // tile's first row (A) or column (B), first K tile
-//   tiles.load(stage_smem, bar);                   // the next K tile, in order; the box(es)
-//                                                  // fill the stage: Config::kStageBytesA / B bytes
+//   auto tiles = source.tiles(mn0, tile_begin, batch);   // tile's first row (A) or column (B),
+//                                                         // first K tile, batch
+//   tiles.load(stage_smem, bar);   // the next K tile, in order; the box(es) fill the stage:
+//                                  // Config::kStageBytesA / B bytes
 #pragma once
 
 #include <cstdint>
 
 #include "config_sm90.hpp"
 #include "epilogue_sm80.hpp"
-#include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::stage_accumulators
+#include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "tile_loader.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
+#include "tessel/arch/sm90/registers.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
 
 namespace tessel {
 
-// Threads of the kernel: the config's two MMA warpgroups and one producer warp.
+// Threads of the kernel: the config's two MMA warpgroups, then the producer: one warp, or,
+// when the MMA warpgroups need more registers than an even share (128 fp32 accumulators a
+// thread: the 256-wide tile), a whole warpgroup that hands its registers over (setmaxnreg:
+// 40 a thread for the producer, 232 for the MMA threads; 128*40 + 256*232 <= 64K).
 template <class Config>
-inline constexpr int kTmaKernelThreads = Config::kThreads + 32;
+inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
+template <class Config>
+inline constexpr int kTmaKernelThreads = Config::kThreads + (kTmaRegisterHandoff<Config> ? 128 : 32);
 // Shared memory: the ring, the epilogue's tile (over the ring unless persistent), then
 // full[Stages] and empty[Stages].
 template <class Config, bool Persistent>
@@ -79,13 +86,14 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   };
   unsigned char* smem_b = smem + kStages * Config::kStageBytesA;
 
-  if (int(threadIdx.x) >= Config::kThreads) {  // ---- producer warp
-    if (threadIdx.x % 32 != 0) return;
+  if (int(threadIdx.x) >= Config::kThreads) {  // ---- producer: one thread issues every load
+    if constexpr (kTmaRegisterHandoff<Config>) setmaxnreg_decrease<40>();
+    if (int(threadIdx.x) != Config::kThreads) return;
     int stage = 0, round = 0;
     for (int item = first; item < items; item += step) {
       const auto [tile, batch, tile_begin, tile_end] = work(item);
-      auto a_tiles = a_source.tiles(tile.m * Config::kTileM, tile_begin);
-      auto b_tiles = b_source.tiles(tile.n * Config::kTileN, tile_begin);
+      auto a_tiles = a_source.tiles(tile.m * Config::kTileM, tile_begin, batch);
+      auto b_tiles = b_source.tiles(tile.n * Config::kTileN, tile_begin, batch);
       for (int t = tile_begin; t < tile_end; ++t) {
         if (round > 0) mbarrier_wait(&empty[stage], (round - 1) & 1);  // the MMAs of round-1 are done with it
         mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesA + Config::kStageBytesB);
@@ -98,6 +106,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   }
 
   // ---- MMA warpgroups
+  if constexpr (kTmaRegisterHandoff<Config>) setmaxnreg_increase<232>();
   const int wg = int(threadIdx.x) / 128;
   const int wg_m = wg % Config::kWarpGroupsM, wg_n = wg / Config::kWarpGroupsM;
   const bool warp_leader = threadIdx.x % 32 == 0;
@@ -127,12 +136,10 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
 
     // Staging: over the ring once both warpgroups are done reading it (every box has landed:
     // each was waited for); or, persistent, once the previous item's stores have read it.
-    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
-    detail::stage_accumulators<Config>(staging, acc, wg_m, wg_n);
-    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
     const int z = Persistent ? item / tiles_mn : int(blockIdx.z);
-    epilogue_store<Config>(staging, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
-                           p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
+    detail::store_accumulators<Config>(staging, acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM,
+                                       tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
+                                       p.n - tile.n * Config::kTileN);
   }
 #else
   arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, items, a_source, b_source);

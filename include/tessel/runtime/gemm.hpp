@@ -95,20 +95,29 @@ Status gemm(const GemmArguments& args, cudaStream_t stream = nullptr);
 // Checks the arguments without touching the GPU: the same checks gemm() makes.
 Status validate(const GemmArguments& args);
 
-// What gemm() would run for these arguments: the config and the kernel variant, e.g.
-// {config "128x128x32_s4_w2x2", variant "edge", access "16B"}. Validates first.
+// What gemm() would run for these arguments. On an H100 with libtessel built for sm_90a:
+//   {config "sm90_128x256x64_s4", variant "tma", access "TMA",
+//    kernel "sm90_tma_warp_specialized", schedule "cooperative persistent"}
+// elsewhere, with TESSEL_DISABLE_SM90=1, or with operands the TMA engine cannot read:
+//   {config "128x128x32_s4_w2x2", variant "edge", access "16B", kernel "sm80_multistage", ...}
+// Validates first. Without a GPU it plans for an H100 with this build's kernels.
 struct GemmPlan {
   std::string config;   // a name from gemm_config_names()
-  std::string variant;  // "interior" (tile multiples, nothing predicated) or "edge", with
-                        // "+splitk<n>" when K is cut into n slices summed by a second kernel
-  std::string access;   // global loads: "16B" (cp.async of 8 elements) or "2B" (narrow path)
+  std::string variant;  // sm80: "interior" (tile multiples, nothing predicated) or "edge";
+                        // sm90: "tma" (the engine zero-fills the edges); with "+splitk<n>"
+                        // when K is cut into n slices summed by a second kernel
+  std::string access;   // global loads: "TMA", "16B" (cp.async of 8 elements) or "2B" (narrow path)
   bool swapped = false; // computed as D^T = B^T A^T (column-major D)
   int split_k = 1;      // K slices; above 1, gemm() takes a stream-ordered fp32 workspace of
                         // split_k * batch * M * N floats (cudaMallocAsync) for the call
+  std::string kernel;   // "sm90_tma_warp_specialized" or "sm80_multistage"
+  std::string schedule; // "cooperative persistent" (both MMA warpgroups on one tile, one block
+                        // per SM walking the tiles) or "one tile per block"
 };
 Status plan(const GemmArguments& args, GemmPlan* out);
 
-// The shipped tile configurations, largest first.
+// The shipped tile configurations: the sm80 kernel's, then the sm_90a kernel's ("sm90_...",
+// compute capability 9.0 only), each largest first.
 std::vector<std::string> gemm_config_names();
 
 }  // namespace tessel

@@ -14,7 +14,7 @@
 //           starting at pixel (w, h, n), the engine walks the pixels of the map's bounding box
 //           (w fastest, by the map's traversal strides, wrapping into the next row and image)
 //           and reads each one moved by the offsets (dw, dh): a tile of fprop's implicit A
-//           (conv/conv_tma_sm90.hpp)
+//           (conv/fprop_operand_sm90.hpp)
 // The map must live in parameter, constant or global memory (a __grid_constant__ kernel
 // parameter) and the destination be 128-byte aligned (1024 with the 128-byte swizzle).
 #pragma once

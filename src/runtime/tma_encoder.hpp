@@ -1,11 +1,10 @@
-// Encoding conv's TMA maps (planned as parameters in conv_tma_maps.hpp) with the driver's
-// encoders, reached through the runtime (libtessel links no libcuda). Used on compute
-// capability 9.0 devices only.
+// Encoding TMA maps (planned as parameters: tma_map.hpp) with the driver's encoders, reached
+// through the runtime (libtessel links no libcuda). Used on compute capability 9.0 devices only.
 #pragma once
 
 #include <cuda.h>
 
-#include "conv/conv_tma_maps.hpp"
+#include "runtime/tma_map.hpp"
 
 namespace tessel::sm90 {
 

@@ -1,4 +1,4 @@
-#include "conv/conv_tma_sm90.hpp"
+#include "runtime/tma_encoder.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>

@@ -1,0 +1,21 @@
+// The precompiled sm_90a GEMM kernels (the warp-specialized TMA kernel), one entry point per
+// (element, A major, B major): instances_sm90.cuh defines it; each instance_sm90_*.cu (generated
+// from instance_sm90.cu.in) compiles one combination.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "tessel/gemm/matrix_operand_sm90.hpp"
+#include "tessel/gemm/tile_loader.hpp"
+#include "tessel/runtime/types.hpp"
+
+namespace tessel::sm90 {
+
+// Launches configuration `config` (an index into kTmaTileConfigs) on A and B's maps (encoded
+// for that configuration's tile: gemm_plan.hpp). cudaErrorNotSupported where libtessel has
+// no sm_90a code.
+template <DataType Input, Major A, Major B>
+cudaError_t run_gemm_tma(int config, GemmParamsSm80 const& params, int batch, cudaStream_t stream, TmaMatrix const& a,
+                         TmaMatrix const& b);
+
+}  // namespace tessel::sm90

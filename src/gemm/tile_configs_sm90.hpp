@@ -1,0 +1,43 @@
+// The tile configurations libtessel ships for the sm_90a GEMM (the warp-specialized TMA kernel,
+// gemm/kernel_sm90_tma.hpp, persistent), by index. A name reads
+// sm90_<TileM>x<TileN>x<TileK>_s<stages>. Largest first; gemm_plan.cpp's heuristic chooses
+// among them, GemmArguments::config overrides it. Built only where libtessel has sm_90a code.
+#pragma once
+
+#include <iterator>
+#include <tuple>
+
+#include "tessel/gemm/config_sm90.hpp"
+
+namespace tessel::sm90 {
+
+struct TmaTileConfigInfo {
+  const char* name;
+  int tile_m, tile_n, tile_k, stages;
+};
+
+// Each operand's stage is written by the TMA engine: one box (K-major) or TileMN/64 boxes
+// (MN-major) of 128-byte swizzled rows (gemm/matrix_operand_sm90.hpp).
+template <int TileM, int TileN, int Stages>
+struct TmaTileShape {
+  template <class Element, Major A, Major B>
+  using Config = GemmConfigSm90<TileM, TileN, 64, Stages, Element, A, B, 1,
+                                A == Major::kK ? GmmaLayout::kRing : GmmaLayout::kMnBoxes,
+                                B == Major::kK ? GmmaLayout::kRing : GmmaLayout::kMnBoxes>;
+};
+
+// Shared memory (persistent: the ring, then the epilogue's staging slice): 128x256 holds four
+// stages of 48 KiB and a 128x64 fp32 slice (224 KiB); 128x128 five of 32 KiB and its whole
+// 128x128 fp32 tile (224 KiB).
+inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
+    {"sm90_128x256x64_s4", 128, 256, 64, 4},
+    {"sm90_128x128x64_s5", 128, 128, 64, 5},
+};
+using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>, TmaTileShape<128, 128, 5>>;
+inline constexpr int kNumTmaTileConfigs = int(std::size(kTmaTileConfigs));
+static_assert(std::tuple_size_v<TmaTileShapes> == kNumTmaTileConfigs, "tile_configs_sm90: one shape per table row");
+
+template <int I>
+using TmaTileConfigAt = std::tuple_element_t<I, TmaTileShapes>;
+
+}  // namespace tessel::sm90
