@@ -8,6 +8,7 @@
 
 #include "conv/conv2d_plan.hpp"
 #include "gemm/split_k_reduce.hpp"
+#include "runtime/stream_buffer.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
 #include "tessel/runtime/status.hpp"
 
@@ -51,35 +52,5 @@ cudaError_t run_split(GemmParamsSm80 params, Split split, float* workspace, cuda
   }
   return e;
 }
-
-// A stream-ordered allocation freed on the stream when it goes out of scope.
-class StreamBuffer {
- public:
-  StreamBuffer(cudaStream_t stream) : stream_(stream) {}
-  StreamBuffer(const StreamBuffer&) = delete;
-  StreamBuffer& operator=(const StreamBuffer&) = delete;
-  ~StreamBuffer() {
-    if (ptr_ != nullptr) cudaFreeAsync(ptr_, stream_);
-  }
-  // Allocates `bytes` (nothing for 0); kCudaError naming `what` on failure.
-  Status allocate(std::size_t bytes, const char* direction, const char* what) {
-    if (bytes == 0) return {};
-    if (cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream_); e != cudaSuccess) {
-      cudaGetLastError();
-      ptr_ = nullptr;
-      return {StatusCode::kCudaError, std::string("conv2d: ") + direction + ": allocating " + what +
-                                          " failed: " + cudaGetErrorString(e)};
-    }
-    return {};
-  }
-  template <class T = void>
-  T* get() const {
-    return static_cast<T*>(ptr_);
-  }
-
- private:
-  cudaStream_t stream_;
-  void* ptr_ = nullptr;
-};
 
 }  // namespace tessel::conv_detail

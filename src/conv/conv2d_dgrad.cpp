@@ -56,9 +56,9 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   const int ob = data_type_bytes(args.output_type);
 
   const void* w = args.w;
-  conv_detail::StreamBuffer padded_filter(stream);
+  StreamBuffer padded_filter(stream);
   if (plan.pad_filter) {
-    if (Status s = padded_filter.allocate(plan.w_copy_bytes, "dgrad", "the channel-padded filter"); !s) return s;
+    if (Status s = padded_filter.allocate(plan.w_copy_bytes, "conv2d: dgrad", "the channel-padded filter"); !s) return s;
     if (cudaError_t e = sm80::pad_channels(args.w, padded_filter.get(), (long long)pb.k * pb.r * pb.s, pb.c,
                                            plan.filter.c, stream);
         e != cudaSuccess) {
@@ -72,8 +72,8 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     plan = conv_detail::plan_dgrad(args, device);
     tma.assign(plan.phases.size(), PhaseTma{});
   }
-  conv_detail::StreamBuffer workspace(stream);
-  if (Status s = workspace.allocate(plan.workspace_bytes, "dgrad", "the split-K workspace"); !s) return s;
+  StreamBuffer workspace(stream);
+  if (Status s = workspace.allocate(plan.workspace_bytes, "conv2d: dgrad", "the split-K workspace"); !s) return s;
 
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;

@@ -33,8 +33,8 @@ Status run_groups(const Conv2dArguments& args, const conv_detail::FpropPlan& pla
   const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
-  conv_detail::StreamBuffer workspace(stream);
-  if (Status s = workspace.allocate(gemm.workspace_bytes(), "fprop", "the split-K workspace"); !s) return s;
+  StreamBuffer workspace(stream);
+  if (Status s = workspace.allocate(gemm.workspace_bytes(), "conv2d: fprop", "the split-K workspace"); !s) return s;
   for (int g = 0; g < pb.groups; ++g) {
     void* d = static_cast<char*>(args.y) + std::size_t(g) * kg * ob;
     const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * kg * ob : nullptr;
@@ -74,11 +74,11 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
   const Conv2dProblem& pb = args.problem;
 
-  conv_detail::StreamBuffer copies(stream);
+  StreamBuffer copies(stream);
   const void* x = args.x;
   const void* w = args.w;
   if (plan.pad_channels) {
-    if (Status s = copies.allocate(plan.x_copy_bytes + plan.w_copy_bytes, "fprop", "the channel-padded copies"); !s)
+    if (Status s = copies.allocate(plan.x_copy_bytes + plan.w_copy_bytes, "conv2d: fprop", "the channel-padded copies"); !s)
       return s;
     char* xc = copies.get<char>();
     cudaError_t e = sm80::pad_channels(args.x, xc, (long long)pb.n * pb.h * pb.w, pb.c, plan.problem.c, stream);

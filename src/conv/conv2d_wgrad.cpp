@@ -28,9 +28,9 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   const conv_detail::ConvGemm& gemm = plan.gemm;
 
   const void* x = args.x;
-  conv_detail::StreamBuffer padded_x(stream);
+  StreamBuffer padded_x(stream);
   if (plan.pad_channels) {
-    if (Status s = padded_x.allocate(plan.x_copy_bytes, "wgrad", "the channel-padded activations"); !s) return s;
+    if (Status s = padded_x.allocate(plan.x_copy_bytes, "conv2d: wgrad", "the channel-padded activations"); !s) return s;
     if (cudaError_t e = sm80::pad_channels(args.x, padded_x.get(), (long long)pb.n * pb.h * pb.w, pb.c,
                                            plan.problem.c, stream);
         e != cudaSuccess) {
@@ -38,8 +38,8 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
     }
     x = padded_x.get();
   }
-  conv_detail::StreamBuffer workspace(stream);
-  if (Status s = workspace.allocate(gemm.workspace_bytes(), "wgrad", "the split-K workspace"); !s) return s;
+  StreamBuffer workspace(stream);
+  if (Status s = workspace.allocate(gemm.workspace_bytes(), "conv2d: wgrad", "the split-K workspace"); !s) return s;
 
   const int kg = pb.filters_per_group();
   const int crs = pb.r * pb.s * pb.channels_per_group();  // dW's columns (the GEMM's N unless padded)

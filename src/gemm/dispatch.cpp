@@ -2,10 +2,12 @@
 // its tile and split-K), encode the TMA maps where the sm_90a kernel runs, launch.
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "gemm/gemm_plan.hpp"
 #include "gemm/instances_sm90.hpp"
 #include "gemm/split_k_reduce.hpp"
+#include "runtime/stream_buffer.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -32,14 +34,32 @@ cudaError_t run(Choice const& ch, GemmParamsSm80 const& params, TmaMatrix const&
   return sm80::run_gemm<Element, Major::kMN, Major::kMN>(ch.sm80, params, p.batch, stream);
 }
 
-// The TMA kernel's maps over A and B (none when K is 0: nothing is loaded); false when the
-// driver refuses one.
-bool encode_maps(Choice const& ch, TmaMatrix* a, TmaMatrix* b) {
-  *a = {}, *b = {};
+// Copies an operand into its 16-byte-aligned workspace (gemm_plan.hpp, StagedOperand): one
+// 2-d copy per batch, or one for all when the batches lie packed one after the other.
+cudaError_t stage(gemm_detail::OperandView const& v, gemm_detail::StagedOperand const& s, void* dst,
+                  cudaStream_t stream) {
+  const bool packed = s.batches > 1 && v.batch_stride == v.ld * s.strided;
+  const int copies = packed ? 1 : s.batches;
+  const size_t rows = size_t(s.strided) * (packed ? s.batches : 1);
+  for (int b = 0; b < copies; ++b) {
+    if (cudaError_t e = cudaMemcpy2DAsync(static_cast<char*>(dst) + b * s.batch_stride * 2, size_t(s.ld) * 2,
+                                          static_cast<char const*>(v.ptr) + b * v.batch_stride * 2,
+                                          size_t(v.ld) * 2, size_t(s.contiguous) * 2, rows, cudaMemcpyDeviceToDevice,
+                                          stream);
+        e != cudaSuccess) {
+      return e;
+    }
+  }
+  return cudaSuccess;
+}
+
+// The TMA kernel's maps over A and B, read at a and b (the operands, or their staged copies;
+// no maps when K is 0: nothing is loaded); false when the driver refuses one.
+bool encode_maps(Choice const& ch, const void* a, const void* b, TmaMatrix* tma_a, TmaMatrix* tma_b) {
+  *tma_a = {}, *tma_b = {};
   if (ch.kernel != gemm_detail::GemmKernel::kSm90Tma || ch.problem.k == 0) return true;
-  a->broadcast = ch.sm90.a_broadcast, b->broadcast = ch.sm90.b_broadcast;
-  return sm90::encode_tma_map(ch.sm90.a, ch.problem.a.ptr, &a->map) &&
-         sm90::encode_tma_map(ch.sm90.b, ch.problem.b.ptr, &b->map);
+  tma_a->broadcast = ch.sm90.a_broadcast, tma_b->broadcast = ch.sm90.b_broadcast;
+  return sm90::encode_tma_map(ch.sm90.a, a, &tma_a->map) && sm90::encode_tma_map(ch.sm90.b, b, &tma_b->map);
 }
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
@@ -84,37 +104,51 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
   if (Status s = current_device("gemm", &device); !s) return s;
   Choice ch;
   if (Status s = gemm_detail::choose(args, device, &ch); !s) return s;
-  TmaMatrix tma_a, tma_b;
-  if (!encode_maps(ch, &tma_a, &tma_b)) {  // the driver refused a map: the sm80 kernel runs it
-    device.tma_encoder = false;
-    if (Status s = gemm_detail::choose(args, device, &ch); !s) return s;
-  }
-  auto const& p = ch.problem;
-  const EpilogueParams epilogue = epilogue_params(args, p.swapped);
-  GemmParamsSm80 params{p.a.ptr,          p.b.ptr,          p.m,       p.n,  p.k, int(p.a.ld), int(p.b.ld),
-                        p.a.batch_stride, p.b.batch_stride, ch.splits, ch.k_tiles_per_split, epilogue};
   auto failed = [&](const char* what, cudaError_t e) -> Status {
     cudaGetLastError();
     return {StatusCode::kCudaError, std::string("gemm: ") + what + " failed (" + gemm_detail::describe(ch).config +
                                         "): " + cudaGetErrorString(e)};
   };
-  float* workspace = nullptr;
+  // Operands the TMA engine cannot read are copied to 16-byte rows first.
+  StreamBuffer staged_a(stream), staged_b(stream), workspace(stream);
+  const void* a = ch.problem.a.ptr;
+  const void* b = ch.problem.b.ptr;
+  if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma && ch.problem.k > 0) {
+    for (auto [view, staged, buffer, ptr] : {std::tuple{&ch.problem.a, &ch.sm90.a_staged, &staged_a, &a},
+                                             std::tuple{&ch.problem.b, &ch.sm90.b_staged, &staged_b, &b}}) {
+      if (!staged->on) continue;
+      if (Status s = buffer->allocate(size_t(staged->bytes()), "gemm", "a staged operand"); !s) return s;
+      if (cudaError_t e = stage(*view, *staged, buffer->get(), stream); e != cudaSuccess) {
+        return failed("staging an operand", e);
+      }
+      *ptr = buffer->get();
+    }
+  }
+  TmaMatrix tma_a, tma_b;
+  if (!encode_maps(ch, a, b, &tma_a, &tma_b)) {  // the driver refused a map: the sm80 kernel runs it
+    device.tma_encoder = false;
+    if (Status s = gemm_detail::choose(args, device, &ch); !s) return s;
+    a = ch.problem.a.ptr, b = ch.problem.b.ptr;
+  }
+  auto const& p = ch.problem;
+  const EpilogueParams epilogue = epilogue_params(args, p.swapped);
+  GemmParamsSm80 params{p.a.ptr,          p.b.ptr,          p.m,       p.n,  p.k, int(p.a.ld), int(p.b.ld),
+                        p.a.batch_stride, p.b.batch_stride, ch.splits, ch.k_tiles_per_split, epilogue};
   if (ch.splits > 1) {  // the kernel's epilogue writes raw fp32 slices: (batch * splits, M, N)
     const std::int64_t per_matrix = std::int64_t(p.m) * p.n;
-    if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&workspace),
-                                        size_t(per_matrix) * p.batch * ch.splits * sizeof(float), stream);
-        e != cudaSuccess) {
-      return failed("allocating the split-K workspace", e);
+    if (Status s = workspace.allocate(size_t(per_matrix) * p.batch * ch.splits * sizeof(float), "gemm",
+                                      "the split-K workspace");
+        !s) {
+      return s;
     }
-    params.epilogue = EpilogueParams{workspace, nullptr, nullptr, p.n, 0, per_matrix, 0, 1.0f, 0.0f,
+    params.epilogue = EpilogueParams{workspace.get(), nullptr, nullptr, p.n, 0, per_matrix, 0, 1.0f, 0.0f,
                                      BiasMode::kNone, Activation::kNone, DataType::kF32, p.n % 4 == 0};
   }
   cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, stream)
                                                     : run<DataType::kBF16>(ch, params, tma_a, tma_b, stream);
-  if (e == cudaSuccess && workspace != nullptr) {
-    e = sm80::split_k_reduce(workspace, ch.splits, p.m, p.n, p.batch, epilogue, stream);
+  if (e == cudaSuccess && ch.splits > 1) {
+    e = sm80::split_k_reduce(workspace.get<float>(), ch.splits, p.m, p.n, p.batch, epilogue, stream);
   }
-  if (workspace != nullptr) cudaFreeAsync(workspace, stream);
   if (e != cudaSuccess) return failed("kernel launch", e);
   return {};
 }

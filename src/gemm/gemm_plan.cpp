@@ -100,6 +100,40 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
   return true;
 }
 
+namespace {
+
+// Staging pays when the GEMM is large: below 2^27 multiply-adds (512^3) the copy's launch and
+// traffic cost more than the narrow sm80 path loses.
+constexpr double kStageMinMacs = double(1 << 27);
+constexpr int kStageMaxBatchCopies = 64;  // batches that are not packed: one 2-d copy each
+constexpr std::int64_t kStageMaxBytes = std::int64_t(1) << 31;
+
+// v's map; or, when TMA cannot read v and staging is allowed (forced, or a large problem), the
+// map of a 16-byte-aligned copy of v, described in *staged.
+bool map_or_stage(OperandView const& v, KernelProblem const& p, int tile_mn, bool forced, sm90::TmaMapParams* map,
+                  bool* broadcast, StagedOperand* staged) {
+  if (plan_operand_map(v, p.k, p.batch, tile_mn, map, broadcast)) return true;
+  if (!forced && double(p.m) * p.n * p.k * p.batch < kStageMinMacs) return false;
+  if (v.ld >= (std::int64_t(1) << 30)) return false;  // a copy's pitch in bytes below 2^31
+  StagedOperand s;
+  s.on = true;
+  s.contiguous = v.major == Major::kK ? p.k : v.mn;
+  s.strided = v.major == Major::kK ? v.mn : p.k;
+  s.ld = (std::int64_t(s.contiguous) + 7) / 8 * 8;
+  s.batch_stride = s.ld * s.strided;
+  s.batches = p.batch > 1 && v.batch_stride != 0 ? p.batch : 1;
+  const bool packed = v.batch_stride == v.ld * s.strided;  // the batches form one 2-d copy
+  if (s.bytes() > kStageMaxBytes || (s.batches > kStageMaxBatchCopies && !packed)) return false;
+  // Plan the map over the copy: a workspace from cudaMallocAsync is 256-byte aligned.
+  OperandView copy{reinterpret_cast<const void*>(std::uintptr_t(256)), v.major, s.ld, s.batches > 1 ? s.batch_stride : 0,
+                   v.mn};
+  if (!plan_operand_map(copy, p.k, p.batch, tile_mn, map, broadcast)) return false;
+  *staged = s;
+  return true;
+}
+
+}  // namespace
+
 Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) {
   const int sms = device.sms;
   KernelProblem p = kernel_problem(args);
@@ -135,8 +169,9 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     auto const& c = sm90::kTmaTileConfigs[tma_config];
     TmaChoice t;
     t.config = tma_config;
-    const bool maps = p.k == 0 || (plan_operand_map(p.a, p.k, p.batch, c.tile_m, &t.a, &t.a_broadcast) &&
-                                   plan_operand_map(p.b, p.k, p.batch, c.tile_n, &t.b, &t.b_broadcast));
+    const bool forced = !args.config.empty();
+    const bool maps = p.k == 0 || (map_or_stage(p.a, p, c.tile_m, forced, &t.a, &t.a_broadcast, &t.a_staged) &&
+                                   map_or_stage(p.b, p, c.tile_n, forced, &t.b, &t.b_broadcast, &t.b_staged));
     if (maps) {
       *out = {p, GemmKernel::kSm90Tma, {}, t, 1, 1};
       choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
@@ -145,8 +180,9 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     if (!args.config.empty()) {
       return {StatusCode::kNotSupported,
               "config = \"" + args.config +
-                  "\" loads its operands with the TMA engine, which needs 16-byte aligned pointers, leading "
-                  "dimensions and batch strides; this problem's A or B has not; use the default"};
+                  "\" loads its operands with the TMA engine, which needs 16-byte rows; this problem's A or B "
+                  "has not, and a 16-byte-aligned copy of it would exceed 2^31 bytes or take one copy per "
+                  "batch for more than 64 batches; use the default"};
     }
     config = -1;  // the sm80 kernel
   }
@@ -161,7 +197,9 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
 GemmPlan describe(Choice const& ch) {
   const std::string split = ch.splits > 1 ? "+splitk" + std::to_string(ch.splits) : "";
   if (ch.kernel == GemmKernel::kSm90Tma) {
-    return {sm90::kTmaTileConfigs[ch.sm90.config].name, "tma" + split, "TMA", ch.problem.swapped, ch.splits,
+    const bool staged = ch.sm90.a_staged.on || ch.sm90.b_staged.on;
+    return {sm90::kTmaTileConfigs[ch.sm90.config].name, "tma" + split, staged ? "TMA+staged" : "TMA",
+            ch.problem.swapped, ch.splits,
             "sm90_tma_warp_specialized", "cooperative persistent"};
   }
   return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,

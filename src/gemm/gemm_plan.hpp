@@ -7,9 +7,11 @@
 //      computed as D^T = B^T A^T (A and B swap, M and N swap, the bias runs along rows)
 //   2. each operand K-major or MN-major
 //   3. the kernel: on a device with sm_90a's wgmma (DeviceInfo::wgmma()), the warp-specialized
-//      TMA kernel (gemm/kernel_sm90_tma.hpp) when both operands can be TMA maps (16-byte
-//      aligned pointers, leading dimensions and batch strides); else the sm80 kernel, with
-//      16-byte cp.async where the operands allow it and the narrow path where not
+//      TMA kernel (gemm/kernel_sm90_tma.hpp). Its operands are TMA maps, which need 16-byte
+//      aligned pointers, leading dimensions and batch strides; an operand without them is
+//      staged (StagedOperand) when the problem is large enough to pay for the copy, else the
+//      sm80 kernel runs it. Elsewhere the sm80 kernel, with 16-byte cp.async where the
+//      operands allow it and the narrow path where not
 //   4. a tile configuration (the override, or the heuristic); for sm80, interior or edge variant
 //   5. split-K when the output tiles would leave most SMs idle and K is deep: the kernel writes
 //      each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce sums
@@ -43,10 +45,23 @@ enum class GemmKernel { kSm80, kSm90Tma };
 
 // The sm_90a TMA kernel's choice: a configuration and the operands' maps (encoded at launch;
 // unused when K is 0: the kernel loads nothing).
+// An operand whose rows the TMA engine cannot read (a pointer, leading dimension or batch
+// stride that is not a multiple of 16 bytes: K = 700 in a packed row-major A) is first copied
+// into a workspace with 16-byte rows: (batches, strided, ld) with ld the contiguous extent
+// rounded up to 8 elements; the map reads the copy.
+struct StagedOperand {
+  bool on = false;
+  std::int64_t ld = 0, batch_stride = 0;  // of the copy
+  int batches = 1;                        // 1 when every batch reads the same matrix
+  int contiguous = 0, strided = 0;        // elements per row, rows per matrix
+  std::int64_t bytes() const { return std::int64_t(batches) * batch_stride * 2; }
+};
+
 struct TmaChoice {
   int config = 0;  // index into sm90::kTmaTileConfigs
   sm90::TmaMapParams a, b;
   bool a_broadcast = false, b_broadcast = false;  // batch stride 0: a map of one batch
+  StagedOperand a_staged, b_staged;
 };
 
 struct Choice {

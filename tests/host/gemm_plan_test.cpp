@@ -106,13 +106,27 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_128x128x64_s5");
 }
 
-TEST(GemmPlanH100, RowsThatAreNotSixteenBytesFallBackToTheSm80Kernel) {
-  GemmPlan p = plan_of(packed(3000, 5000, 700 + 3), kH100);  // rows of 1406 bytes
-  EXPECT_EQ(p.kernel, "sm80_multistage");
-  EXPECT_EQ(p.access, "2B");
-  GemmArguments args = packed(256, 256, 256);
+// Rows that are not 16 bytes: a large problem stages a copy with 16-byte rows, a small one
+// runs the sm80 kernel's narrow path.
+TEST(GemmPlanH100, RowsThatAreNotSixteenBytesAreStagedWhenLarge) {
+  GemmArguments args = packed(3000, 5000, 700 + 3);  // rows of 1406 bytes
+  gemm_detail::Choice ch;
+  ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
+  ASSERT_EQ(ch.kernel, gemm_detail::GemmKernel::kSm90Tma);
+  EXPECT_EQ(gemm_detail::describe(ch).access, "TMA+staged");
+  EXPECT_TRUE(ch.sm90.a_staged.on && ch.sm90.b_staged.on);
+  EXPECT_EQ(ch.sm90.a_staged.ld, 704);
+  EXPECT_EQ(ch.sm90.a_staged.strided, 3000);
+  EXPECT_EQ(ch.sm90.a.strides[0], 704u * 2);
+
+  GemmPlan small = plan_of(packed(256, 256, 33), kH100);
+  EXPECT_EQ(small.kernel, "sm80_multistage");
+  EXPECT_EQ(small.access, "2B");
+  args = packed(256, 256, 256);
   args.a = address((std::uintptr_t(1) << 36) + 2);  // element-aligned only
   EXPECT_EQ(plan_of(args, kH100).kernel, "sm80_multistage");
+  args.config = "sm90_128x128x64_s5";  // forced: staged whatever the size
+  EXPECT_EQ(plan_of(args, kH100).access, "TMA+staged");
 }
 
 TEST(GemmPlanH100, KZeroAndBroadcastBatchesStayOnTheTmaKernel) {

@@ -234,15 +234,23 @@ TEST(PlanFuzz, Gemm) {
       if (ch.problem.k > 0) {  // each map is valid and covers its operand: (K, MN) or (MN, K)
         const gemm_detail::OperandView* views[2] = {&ch.problem.a, &ch.problem.b};
         const sm90::TmaMapParams* maps[2] = {&ch.sm90.a, &ch.sm90.b};
+        const gemm_detail::StagedOperand* staged[2] = {&ch.sm90.a_staged, &ch.sm90.b_staged};
         const int tiles_mn[2] = {c.tile_m, c.tile_n};
         for (int i = 0; i < 2; ++i) {
           const bool k_major = views[i]->major == Major::kK;
           EXPECT_EQ(sm90::tma_map_problem(*maps[i]), "");
           EXPECT_EQ(maps[i]->dims[0], std::uint64_t(k_major ? ch.problem.k : views[i]->mn));
           EXPECT_EQ(maps[i]->dims[1], std::uint64_t(k_major ? views[i]->mn : ch.problem.k));
-          EXPECT_EQ(maps[i]->strides[0], std::uint64_t(views[i]->ld) * 2);
           EXPECT_EQ(maps[i]->box[1], std::uint32_t(k_major ? tiles_mn[i] : 64));
-          EXPECT_EQ(reinterpret_cast<std::uintptr_t>(views[i]->ptr) % 16, 0u);
+          if (staged[i]->on) {  // the copy: 16-byte rows holding the contiguous extent
+            EXPECT_EQ(maps[i]->strides[0], std::uint64_t(staged[i]->ld) * 2);
+            EXPECT_EQ(staged[i]->ld % 8, 0);
+            EXPECT_GE(staged[i]->ld, std::int64_t(maps[i]->dims[0]));
+            EXPECT_LE(staged[i]->bytes(), std::int64_t(1) << 31);
+          } else {
+            EXPECT_EQ(maps[i]->strides[0], std::uint64_t(views[i]->ld) * 2);
+            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(views[i]->ptr) % 16, 0u);
+          }
         }
       }
     } else {
