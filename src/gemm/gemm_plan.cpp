@@ -198,9 +198,9 @@ GemmPlan describe(Choice const& ch) {
   const std::string split = ch.splits > 1 ? "+splitk" + std::to_string(ch.splits) : "";
   if (ch.kernel == GemmKernel::kSm90Tma) {
     const bool staged = ch.sm90.a_staged.on || ch.sm90.b_staged.on;
-    return {sm90::kTmaTileConfigs[ch.sm90.config].name, "tma" + split, staged ? "TMA+staged" : "TMA",
-            ch.problem.swapped, ch.splits,
-            "sm90_tma_warp_specialized", "cooperative persistent"};
+    auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
+    return {c.name, "tma" + split, staged ? "TMA+staged" : "TMA", ch.problem.swapped, ch.splits,
+            "sm90_tma_warp_specialized", c.ping_pong ? "ping-pong persistent" : "cooperative persistent"};
   }
   return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,
           ch.sm80.narrow ? "2B" : "16B", ch.problem.swapped, ch.splits, "sm80_multistage", "one tile per block"};

@@ -18,7 +18,8 @@ cudaError_t run_gemm_tma_at(int config, GemmParamsSm80 const& p, int batch, cuda
     using Config = typename TmaTileConfigAt<Index>::template Config<Element, A, B>;
     static_assert(kTmaTileConfigs[Index].tile_m == Config::kTileM && kTmaTileConfigs[Index].tile_n == Config::kTileN &&
                       kTmaTileConfigs[Index].tile_k == Config::kTileK &&
-                      kTmaTileConfigs[Index].stages == Config::kStages,
+                      kTmaTileConfigs[Index].stages == Config::kStages &&
+                      kTmaTileConfigs[Index].ping_pong == Config::kPingPong,
                   "tile_configs_sm90: the table row and the shape type disagree");
     return launch_gemm_sm90_tma<Config, true>(p, batch, stream, MatrixTmaSource<A, Config::kTileM, Config::kTileK>{a},
                                               MatrixTmaSource<B, Config::kTileN, Config::kTileK>{b});

@@ -14,26 +14,30 @@ namespace tessel::sm90 {
 struct TmaTileConfigInfo {
   const char* name;
   int tile_m, tile_n, tile_k, stages;
+  bool ping_pong;  // MmaSchedule::kPingPong (else cooperative)
 };
 
 // Each operand's stage is written by the TMA engine: one box (K-major) or TileMN/64 boxes
 // (MN-major) of 128-byte swizzled rows (gemm/matrix_operand_sm90.hpp).
-template <int TileM, int TileN, int Stages>
+template <int TileM, int TileN, int Stages, MmaSchedule Schedule = MmaSchedule::kCooperative>
 struct TmaTileShape {
   template <class Element, Major A, Major B>
   using Config = GemmConfigSm90<TileM, TileN, 64, Stages, Element, A, B, 1,
                                 A == Major::kK ? GmmaLayout::kRing : GmmaLayout::kMnBoxes,
-                                B == Major::kK ? GmmaLayout::kRing : GmmaLayout::kMnBoxes>;
+                                B == Major::kK ? GmmaLayout::kRing : GmmaLayout::kMnBoxes, Schedule>;
 };
 
-// Shared memory (persistent: the ring, then the epilogue's staging slice): 128x256 holds four
-// stages of 48 KiB and a 128x64 fp32 slice (224 KiB); 128x128 five of 32 KiB and its whole
-// 128x128 fp32 tile (224 KiB).
+// A name reads sm90_<TileM>x<TileN>x<TileK>_s<stages>[_pingpong]. Shared memory (persistent:
+// the ring, then the epilogue's staging): 128x256 holds four stages of 48 KiB and a 128x64 fp32
+// slice (224 KiB); 128x128 five of 32 KiB and its whole 128x128 fp32 tile, or in ping-pong
+// one 128x64 slice per warpgroup (224 KiB).
 inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
-    {"sm90_128x256x64_s4", 128, 256, 64, 4},
-    {"sm90_128x128x64_s5", 128, 128, 64, 5},
+    {"sm90_128x256x64_s4", 128, 256, 64, 4, false},
+    {"sm90_128x128x64_s5_pingpong", 128, 128, 64, 5, true},
+    {"sm90_128x128x64_s5", 128, 128, 64, 5, false},
 };
-using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>, TmaTileShape<128, 128, 5>>;
+using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>, TmaTileShape<128, 128, 5, MmaSchedule::kPingPong>,
+                                 TmaTileShape<128, 128, 5>>;
 inline constexpr int kNumTmaTileConfigs = int(std::size(kTmaTileConfigs));
 static_assert(std::tuple_size_v<TmaTileShapes> == kNumTmaTileConfigs, "tile_configs_sm90: one shape per table row");
 

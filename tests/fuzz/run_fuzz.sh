@@ -42,8 +42,10 @@ case "$target" in
       exit 77
     fi
     src="$source_dir/src"
+    # src/CMakeLists.txt's plan_sources: validation and planning, host code without CUDA calls
     sources=("$src/runtime/status.cpp" "$src/runtime/validate_gemm.cpp" "$src/gemm/gemm_plan.cpp"
-             "$src/conv/conv2d_validate.cpp" "$src/conv/conv2d_plan.cpp" "$src/conv/conv_tma_maps.cpp")
+             "$src/conv/conv2d_validate.cpp" "$src/conv/conv2d_plan.cpp" "$src/conv/conv_tma_maps.cpp"
+             "$src/runtime/tma_map.cpp")
     flags+=(-I "$src" -isystem "$cuda_include")
     max_len=1024 ;;
   *) echo "run_fuzz.sh: unknown target '$target'"; exit 2 ;;

@@ -58,9 +58,17 @@ struct GmmaOperand {
   }
 };
 
+// How the two MMA warpgroups share the work (the TMA kernel, kernel_sm90_tma.hpp):
+//   kCooperative  both on one tile, each 64 rows of it (or half its columns), one epilogue
+//   kPingPong     each on its own tile, whole, the block's tiles alternating between them: one
+//                 warpgroup's epilogue runs while the other's mainloop keeps the tensor cores
+//                 busy (persistent TMA kernel only)
+enum class MmaSchedule { kCooperative, kPingPong };
+
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
           Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1,
-          GmmaLayout LayoutA = GmmaLayout::kRing, GmmaLayout LayoutB = GmmaLayout::kRing>
+          GmmaLayout LayoutA = GmmaLayout::kRing, GmmaLayout LayoutB = GmmaLayout::kRing,
+          MmaSchedule Schedule = MmaSchedule::kCooperative>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
@@ -74,12 +82,17 @@ struct GemmConfigSm90 {
   static constexpr Major kMajorA = MajorA, kMajorB = MajorB;
   static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
 
-  // ---- two warpgroups: stacked along M for a 128-row tile, side by side along N for 64 rows
+  // ---- two warpgroups. Cooperative: stacked along M for a 128-row tile, side by side along N
+  // for 64 rows. Ping-pong: each the whole tile, as kWgMBlocks blocks of 64 rows.
+  static constexpr MmaSchedule kSchedule = Schedule;
+  static constexpr bool kPingPong = Schedule == MmaSchedule::kPingPong;
   static constexpr int kThreads = 256;
-  static constexpr int kWarpGroupsM = TileM / 64, kWarpGroupsN = 2 / kWarpGroupsM;
-  static constexpr int kWgTileN = TileN / kWarpGroupsN;  // each warpgroup: 64 x kWgTileN
-  static constexpr int kAccumulators = kWgTileN / 2;     // fp32 registers per thread
+  static constexpr int kWarpGroupsM = kPingPong ? 1 : TileM / 64, kWarpGroupsN = kPingPong ? 1 : 2 / kWarpGroupsM;
+  static constexpr int kWgMBlocks = kPingPong ? TileM / 64 : 1;  // 64-row blocks per warpgroup
+  static constexpr int kWgTileN = TileN / kWarpGroupsN;  // each warpgroup: (64 * kWgMBlocks) x kWgTileN
+  static constexpr int kAccumulators = kWgMBlocks * kWgTileN / 2;  // fp32 registers per thread
   static_assert(TileM == 64 || TileM == 128, "GemmConfigSm90: TileM is 64 or 128 (one or two warpgroups of 64 rows)");
+  static_assert(kAccumulators <= 128, "GemmConfigSm90: at most 128 accumulators a thread");
   static_assert(kWgTileN == 64 || kWgTileN == 128 || kWgTileN == 256,
                 "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64, 128 or 256");
   static_assert(TileK == 32 || TileK == 64, "GemmConfigSm90: TileK must be 32 or 64 (64- or 128-byte swizzled rows)");
@@ -107,10 +120,13 @@ struct GemmConfigSm90 {
 
   // ---- epilogue: the sm80 one (epilogue_sm80.hpp), staged in the same swizzled fp32 tile,
   // kEpilogueTileN columns at a time: a 256-wide tile in four passes of 64 (32 KiB, not 128)
-  static constexpr int kEpilogueTileN = TileN > 128 ? 64 : TileN;
-  using EpilogueTile = EpilogueTileShape<TileM, kEpilogueTileN, kThreads>;
+  // Ping-pong: each warpgroup stores its own tile through its own slice, 64 columns at a time.
+  static constexpr int kEpilogueTileN = kPingPong || TileN > 128 ? 64 : TileN;
+  static constexpr int kEpilogueThreads = kPingPong ? 128 : kThreads;
+  using EpilogueTile = EpilogueTileShape<TileM, kEpilogueTileN, kEpilogueThreads>;
   using SmemLayoutC = typename EpilogueTile::SmemLayoutC;
-  static constexpr int kSmemBytesC = TileM * kEpilogueTileN * int(sizeof(Accumulator));
+  static constexpr int kSmemBytesCPerWg = TileM * kEpilogueTileN * int(sizeof(Accumulator));
+  static constexpr int kSmemBytesC = (kPingPong ? 2 : 1) * kSmemBytesCPerWg;
   static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
   static_assert(kSmemBytes <= 227 * 1024, "GemmConfigSm90: more than 227 KiB of shared memory per block");
 };

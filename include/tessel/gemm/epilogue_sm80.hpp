@@ -65,7 +65,8 @@ using EpilogueSmemLayout = decltype(composition(Swizzle<2, 3, kLog2EpilogueTileN
                                                 make_layout(make_shape(Int<TileM>{}, Int<TileN>{}), LayoutRight{})));
 
 // The shape epilogue_store works on: a (TileM, TileN) fp32 tile in SmemLayoutC, stored by
-// Threads threads. A config is one; a kernel that stages its tile in column slices passes this.
+// Threads consecutive threads (threadIdx.x % Threads numbers them). A config is one; a kernel
+// that stages its tile in column slices, or per warpgroup, passes this.
 template <int TileM, int TileN, int Threads>
 struct EpilogueTileShape {
   static constexpr int kTileM = TileM, kTileN = TileN, kThreads = Threads;
@@ -118,7 +119,8 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
                 "epilogue: the threads must cover whole rows of 16-byte runs, and whole passes the tile");
   static_assert(kVec % 4 == 0, "epilogue: a run is whole 16-byte groups of floats in shared memory");
 
-  const int col = (int(threadIdx.x) % kThreadsPerRow) * kVec;  // within the tile
+  const int thread = int(threadIdx.x) % Config::kThreads;  // of the threads that store this tile
+  const int col = (thread % kThreadsPerRow) * kVec;          // within the tile
   if (col >= cols) return;
   Out* d = static_cast<Out*>(p.d) + batch * p.d_batch_stride;
   Out const* c = p.beta != 0.0f ? static_cast<Out const*>(p.c) + batch * p.c_batch_stride : nullptr;
@@ -133,7 +135,7 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
     float b[kVec];
     for (int j = 0; j < kVec; ++j) b[j] = p.bias_mode == BiasMode::kPerColumn ? to_float(bias[col0 + col + j]) : 0.0f;
     auto store_rows = [&](auto relu) {
-      for (int row = int(threadIdx.x) / kThreadsPerRow; row < rows; row += kRowsPerPass) {
+      for (int row = thread / kThreadsPerRow; row < rows; row += kRowsPerPass) {
         alignas(16) Out out[kVec];
         for (int j = 0; j < kVec; j += 4) {
           const float4 q = *reinterpret_cast<float4 const*>(&sC(row, col + j));
@@ -155,7 +157,7 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
     return;
   }
 
-  for (int row = int(threadIdx.x) / kThreadsPerRow; row < rows; row += kRowsPerPass) {
+  for (int row = thread / kThreadsPerRow; row < rows; row += kRowsPerPass) {
     float v[kVec];
     for (int j = 0; j < kVec; j += 4) {  // 16-byte groups: contiguous under the swizzle
       const float4 q = *reinterpret_cast<float4 const*>(&sC(row, col + j));

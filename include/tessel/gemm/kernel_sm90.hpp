@@ -26,55 +26,80 @@ namespace tessel {
 
 #if defined(__CUDACC__)
 namespace detail {
+// The accumulators of 64-row block `mb` of a warpgroup's tile (wgmma.hpp's layout).
+template <class Config>
+__device__ auto& accumulator_block(float (&acc)[Config::kAccumulators], int mb) {
+  return *reinterpret_cast<float(*)[Config::kWgTileN / 2]>(&acc[mb * (Config::kWgTileN / 2)]);
+}
+
 // One K tile of a warpgroup's wgmmas from the stage at (stage_a, stage_b), into one new group:
-// its (64, kWgTileN) accumulators += its 64 rows of A x its kWgTileN columns of B.
+// its (64 * kWgMBlocks, kWgTileN) accumulators += its rows of A x its kWgTileN columns of B.
 template <class Config>
 __device__ void wgmma_k_tile(float (&acc)[Config::kAccumulators], std::uint32_t stage_a, std::uint32_t stage_b,
                              int wg_m, int wg_n) {
   wgmma_fence_operands(acc);
   wgmma_fence();
+#pragma unroll
   for (int ks = 0; ks < Config::kTileK / 16; ++ks) {
-    Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m, ks),
-                       Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks), acc, true);
+#pragma unroll
+    for (int mb = 0; mb < Config::kWgMBlocks; ++mb) {
+      Config::Wgmma::mma(Config::GmmaA::descriptor(stage_a, wg_m * Config::kWgMBlocks + mb, ks),
+                         Config::GmmaB::descriptor(stage_b, wg_n * (Config::kWgTileN / 64), ks),
+                         accumulator_block<Config>(acc, mb), true);
+    }
   }
   wgmma_commit();
 }
 
-// Columns [Slice * E, Slice * E + E) of the block's tile, E = Config::kEpilogueTileN, from a
-// warpgroup's accumulators (wgmma.hpp's layout) into the fp32 staging tile at `staging`
-// (Config::SmemLayoutC, E columns).
+// Columns [Slice * E, Slice * E + E) of the warpgroup's part of the tile, E =
+// Config::kEpilogueTileN, from its accumulators (wgmma.hpp's layout) into the fp32 staging tile
+// at `staging` (Config::SmemLayoutC, E columns).
 template <class Config, int Slice>
 __device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg_m,
                                    int wg_n) {
   constexpr int kE = Config::kEpilogueTileN;
   auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,E)
   const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
-  const int row = wg_m * 64 + warp * 16 + lane / 4;
   const int col = wg_n * Config::kWgTileN + 2 * (lane % 4) - Slice * kE;  // of column 0 of the warpgroup, in the slice
 #pragma unroll
-  for (int j = 0; j < Config::kWgTileN / 8; ++j) {
-    if (col + 8 * j < 0 || col + 8 * j >= kE) continue;
+  for (int mb = 0; mb < Config::kWgMBlocks; ++mb) {
+    const int row = (wg_m * Config::kWgMBlocks + mb) * 64 + warp * 16 + lane / 4;
+    float const* block = &acc[mb * (Config::kWgTileN / 2)];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {  // rows row and row + 8
-      *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    for (int j = 0; j < Config::kWgTileN / 8; ++j) {
+      if (col + 8 * j < 0 || col + 8 * j >= kE) continue;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // rows row and row + 8
+        *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) =
+            make_float2(block[4 * j + 2 * h], block[4 * j + 2 * h + 1]);
+      }
     }
   }
 }
 
-// The MMA warpgroups' tile (their accumulators) into D through the staging tile, E columns at
-// a time (Config::EpilogueTile); (row0, col0) its origin in D, rows x cols of it inside D.
-// Named barrier 1 over the Config::kThreads MMA threads before each slice: before the first,
-// nobody may still read or write what `staging` overlaps (the ring, or the previous tile).
+// Named barrier `id` over `Threads` threads.
+template <int Threads>
+__device__ inline void named_barrier(int id) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
+
+// The tile's accumulators into D through the staging tile, E columns at a time
+// (Config::EpilogueTile); (row0, col0) its origin in D, rows x cols of it inside D. Stored by
+// the Config::kEpilogueThreads threads that own the tile (both MMA warpgroups, or in
+// ping-pong the one warpgroup `wg`), synchronized by named barrier 1 + wg (ping-pong) or 1
+// before each slice: before the first, nobody may still read or write what `staging`
+// overlaps (the ring, or the previous tile).
 template <class Config>
-__device__ void store_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg_m,
-                                   int wg_n, EpilogueParams const& p, int batch, int row0, int col0, int rows,
-                                   int cols) {
+__device__ void store_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg,
+                                   int wg_m, int wg_n, EpilogueParams const& p, int batch, int row0, int col0,
+                                   int rows, int cols) {
   constexpr int kE = Config::kEpilogueTileN;
+  const int barrier = Config::kPingPong ? 1 + wg : 1;
   auto slice = [&](auto s) {
     constexpr int kSlice = decltype(s)::value;
-    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
+    named_barrier<Config::kEpilogueThreads>(barrier);
     stage_accumulators<Config, kSlice>(staging, acc, wg_m, wg_n);
-    asm volatile("bar.sync 1, %0;\n" ::"n"(Config::kThreads) : "memory");
+    named_barrier<Config::kEpilogueThreads>(barrier);
     epilogue_store<typename Config::EpilogueTile>(staging, p, batch, row0, col0 + kSlice * kE, rows,
                                                   cols - kSlice * kE);
   };
@@ -127,7 +152,8 @@ __global__ void __launch_bounds__(Config::kThreads)
 
   // The ring becomes the epilogue's staging tile: no copy may still write it, no wgmma read it.
   cp_async_wait_all();
-  detail::store_accumulators<Config>(smem, acc, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
+  static_assert(!Config::kPingPong, "gemm_kernel_sm90: the cooperative schedule only");
+  detail::store_accumulators<Config>(smem, acc, wg, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
                                      tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
                                      p.n - tile.n * Config::kTileN);
 #else
