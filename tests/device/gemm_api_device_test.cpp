@@ -368,6 +368,15 @@ TEST_P(GemmSm90Config, EdgeSizes) {
   run_case(Case{.m = 33, .n = 40, .k = 0, .beta = 2.0f, .bias = true, .config = c}, 26);
 }
 
+// More tiles than SMs: each persistent block walks several (in ping-pong, both warpgroups
+// take turns); with a column-major D and C read.
+TEST_P(GemmSm90Config, SeveralTilesPerBlock) {
+  const std::string c = GetParam();
+  run_case(Case{.m = 2200, .n = 2312, .k = 72, .config = c}, 61);
+  run_case(Case{.m = 1160, .n = 2056, .k = 136, .d_layout = kCol, .out = DataType::kBF16, .beta = 0.5f, .config = c},
+           62);
+}
+
 TEST_P(GemmSm90Config, EpilogueAndBatches) {
   const std::string c = GetParam();
   run_case(Case{.m = 200, .n = 136, .k = 96, .alpha = 0.5f, .beta = -1.5f, .bias = true,

@@ -114,7 +114,9 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   // ---- MMA warpgroups
   if constexpr (kTmaRegisterHandoff<Config>) setmaxnreg_increase<232>();
   const int wg = int(threadIdx.x) / 128;
-  const int wg_m = wg % Config::kWarpGroupsM, wg_n = wg / Config::kWarpGroupsM;
+  // Cooperative: this warpgroup's part of the tile; ping-pong: the whole tile.
+  const int wg_m = Config::kPingPong ? 0 : wg % Config::kWarpGroupsM;
+  const int wg_n = Config::kPingPong ? 0 : wg / Config::kWarpGroupsM;
   const bool warp_leader = threadIdx.x % 32 == 0;
   const std::uint32_t smem_a_addr = detail::smem_address(smem);
   const std::uint32_t smem_b_addr = detail::smem_address(smem_b);
