@@ -112,7 +112,8 @@ struct GemmPlan {
                         // split_k * batch * M * N floats (cudaMallocAsync) for the call
   std::string kernel;   // "sm90_tma_warp_specialized" or "sm80_multistage"
   std::string schedule; // "cooperative persistent" (both MMA warpgroups on one tile, one block
-                        // per SM walking the tiles) or "one tile per block"
+                        // per SM walking the tiles), "ping-pong persistent" (each warpgroup
+                        // its own tile, in turn) or "one tile per block" (sm80)
 };
 Status plan(const GemmArguments& args, GemmPlan* out);
 
