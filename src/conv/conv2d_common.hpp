@@ -36,7 +36,7 @@ inline EpilogueParams output_epilogue(void* d, const void* c, const void* bias, 
 // (split.workspace_bytes(m, n) bytes), then split_k_reduce sums them in a fixed order through
 // the real epilogue, keeping split.columns.
 template <class Launch>
-cudaError_t run_split(GemmParamsSm80 params, Split split, float* workspace, cudaStream_t stream,
+cudaError_t run_split(GemmParams params, Split split, float* workspace, cudaStream_t stream,
                       Launch&& launch) {
   if (!split.partials()) return launch(params);
   const EpilogueParams out = params.epilogue;

@@ -90,8 +90,8 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
                                                              args.activation, args.output_type, vector_ok);
       if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
       // K = 0 for a phase with no taps: the epilogue alone.
-      const GemmParamsSm80 params{args.dy, w, gemm.m, gemm.n, gemm.k, 0, 0, 0, 0, 1, 1 << 30, epilogue};
-      auto launch = [&](GemmParamsSm80 const& p) {
+      const GemmParams params{args.dy, w, gemm.m, gemm.n, gemm.k, 0, 0, 0, 0, 1, 1 << 30, epilogue};
+      auto launch = [&](GemmParams const& p) {
         if (gemm.tile.tma) return sm90::run_conv_dgrad_tma(args.input_type, gemm.tile, p, tma[i].a, tma[i].b, stream);
         return sm80::run_conv_dgrad(args.input_type, plan.narrow, gemm.optimized, gemm.tile, p, plan.filter, phase, g,
                                     stream);

@@ -40,7 +40,7 @@ Status run_groups(const Conv2dArguments& args, const conv_detail::FpropPlan& pla
     const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * kg * ob : nullptr;
     const void* bias = args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * kg * ob : nullptr;
     const bool vector_ok = pb.k % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
-    GemmParamsSm80 params{x,
+    GemmParams params{x,
                           static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
                           gemm.m,
                           gemm.n,
@@ -53,7 +53,7 @@ Status run_groups(const Conv2dArguments& args, const conv_detail::FpropPlan& pla
                           1 << 30,
                           conv_detail::output_epilogue(d, c, bias, pb.k, args.alpha, args.beta, args.activation,
                                                        args.output_type, vector_ok)};
-    auto launch = [&](GemmParamsSm80 const& p) {
+    auto launch = [&](GemmParams const& p) {
       if (gemm.tile.tma) return sm90::run_conv_fprop_tma(args.input_type, gemm.tile, p, tma_a, tma_b, stream);
       return sm80::run_conv_fprop(args.input_type, plan.narrow, gemm.optimized, gemm.tile, p, pb, g, stream);
     };

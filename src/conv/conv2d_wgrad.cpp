@@ -54,10 +54,10 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
     const bool vector_ok = !plan.pad_channels && crs % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
     const EpilogueParams out = conv_detail::output_epilogue(d, c, nullptr, crs, args.alpha, args.beta,
                                                             Activation::kNone, args.output_type, vector_ok);
-    const GemmParamsSm80 params{
+    const GemmParams params{
         static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib, x, gemm.m, gemm.n, gemm.k, pb.k, 0, 0, 0, 1,
         1 << 30, out};
-    auto launch = [&](GemmParamsSm80 const& p) {
+    auto launch = [&](GemmParams const& p) {
       return sm80::run_conv_wgrad(args.input_type, plan.narrow, gemm.tile, p, plan.problem, g, stream);
     };
     if (cudaError_t e = conv_detail::run_split(params, gemm.split, workspace.get<float>(), stream, launch);

@@ -13,7 +13,7 @@ using DgradConfig = sm80::DgradConfigTma<Element, TileN, Persistent>;
 #if defined(TESSEL_HAS_SM90A)
 
 template <template <class, int, bool> class Config, class Element, class BSource>
-cudaError_t run(sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a, BSource const& b,
+cudaError_t run(sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a, BSource const& b,
                 cudaStream_t stream) {
   using sm80::kConvSmallTile, sm80::kConvTile;
   if (tile.persistent) {  // planned: conv2d_plan.cpp
@@ -26,7 +26,7 @@ cudaError_t run(sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA cons
 #endif
 
 template <template <class, int, bool> class Config, class BSource>
-cudaError_t run(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a,
+cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
                 BSource const& b, cudaStream_t stream) {
 #if defined(TESSEL_HAS_SM90A)
   return input == DataType::kF16 ? run<Config, Half>(tile, p, a, b, stream)
@@ -39,12 +39,12 @@ cudaError_t run(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, Co
 
 }  // namespace
 
-cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a,
+cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
                                ConvFilterTmaB const& b, cudaStream_t stream) {
   return run<FpropConfig>(input, tile, p, a, b, stream);
 }
 
-cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& p, ConvFpropTmaA const& a,
+cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
                                ConvDgradFilterTmaB const& b, cudaStream_t stream) {
   return run<DgradConfig>(input, tile, p, a, b, stream);
 }

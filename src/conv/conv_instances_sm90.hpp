@@ -8,16 +8,16 @@
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
 #include "tessel/gemm/tile_loader.hpp"
-#include "tessel/runtime/types.hpp"
+#include "tessel/types.hpp"
 
 namespace tessel::sm90 {
 
 // Launch one GEMM (tile.tma; operands from conv_tma_maps.hpp, p.k a whole number of
 // kConvTileKTma tiles per tap), persistent where tile.persistent (conv2d_plan.cpp).
 // cudaErrorNotSupported where libtessel has no sm_90a code.
-cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
+cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& params,
                                ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);
-cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParamsSm80 const& params,
+cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params,
                                ConvFpropTmaA const& a, ConvDgradFilterTmaB const& b, cudaStream_t stream);
 
 }  // namespace tessel::sm90

@@ -6,7 +6,7 @@ namespace tessel::sm80 {
 namespace {
 
 template <class Element, ConvIterator Family>
-cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<Family> const& a,
+cudaError_t run(bool narrow, ConvTile tile, GemmParams const& p, ConvFpropA<Family> const& a,
                 ConvDgradFilterB const& b, cudaStream_t stream) {
   if (narrow) return launch_gemm_sm80<DgradConfig<Element, 1>, true>(p, 1, stream, a, b);
   if constexpr (Family == ConvIterator::kOptimized) {
@@ -22,7 +22,7 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvFpropA<
 }
 
 template <ConvIterator Family>
-cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p,
+cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParams const& p,
                 ConvFpropA<Family> const& a, ConvDgradFilterB const& b, cudaStream_t stream) {
   return input == DataType::kF16 ? run<Half>(narrow, tile, p, a, b, stream)
                                  : run<BFloat16>(narrow, tile, p, a, b, stream);
@@ -31,7 +31,7 @@ cudaError_t run(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const
 }  // namespace
 
 cudaError_t run_conv_dgrad(DataType input, bool narrow, bool optimized, ConvTile tile,
-                           GemmParamsSm80 const& p, Conv2dProblem const& filter,
+                           GemmParams const& p, Conv2dProblem const& filter,
                            DgradPhase const& phase, int group, cudaStream_t stream) {
   const ActivationParams params = make_dgrad_activation_params(phase, tile.k);
   const ConvDgradFilterB b = ConvDgradFilterB::make(filter, phase, group, tile.k);

@@ -8,7 +8,7 @@
 #include "conv/conv_configs_sm80.hpp"
 #include "tessel/conv/fprop_operand_sm80.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
-#include "tessel/runtime/types.hpp"
+#include "tessel/types.hpp"
 
 namespace tessel::sm80 {
 
@@ -16,7 +16,7 @@ namespace tessel::sm80 {
 // optimized: the precomputed-offset iterator (R, S <= 32), else the analytic one; tile:
 // conv_tile_n().
 cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile tile,
-                           GemmParamsSm80 const& params, Conv2dProblem const& problem, int group,
+                           GemmParams const& params, Conv2dProblem const& problem, int group,
                            cudaStream_t stream);
 
 }  // namespace tessel::sm80

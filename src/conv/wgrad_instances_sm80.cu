@@ -6,7 +6,7 @@ namespace tessel::sm80 {
 namespace {
 
 template <class Element>
-cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvWgradActivationB const& b,
+cudaError_t run(bool narrow, ConvTile tile, GemmParams const& p, ConvWgradActivationB const& b,
                 cudaStream_t stream) {
   if (narrow)
     return launch_gemm_sm80<WgradConfig<Element, 1>, true>(p, 1, stream, MatrixOperand{}, b);
@@ -25,7 +25,7 @@ cudaError_t run(bool narrow, ConvTile tile, GemmParamsSm80 const& p, ConvWgradAc
 
 }  // namespace
 
-cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& p,
+cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParams const& p,
                            Conv2dProblem const& problem, int group, cudaStream_t stream) {
   const ConvWgradActivationB b = ConvWgradActivationB::make(problem, group, tile.k);
   return input == DataType::kF16 ? run<Half>(narrow, tile, p, b, stream)

@@ -7,14 +7,14 @@
 #include "conv/conv_configs_sm80.hpp"
 #include "tessel/conv/wgrad_operand_sm80.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
-#include "tessel/runtime/types.hpp"
+#include "tessel/types.hpp"
 
 namespace tessel::sm80 {
 
 // Launches one group's wgrad GEMM (with params.splits > 1: its split-K slices, each into its
 // own fp32 matrix of the workspace). input: kF16 or kBF16; narrow: element-wise loads; tile:
 // conv_tile_m().
-cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParamsSm80 const& params,
+cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParams const& params,
                            Conv2dProblem const& problem, int group, cudaStream_t stream);
 
 }  // namespace tessel::sm80

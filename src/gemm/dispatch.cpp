@@ -17,7 +17,7 @@ namespace {
 using gemm_detail::Choice;
 
 template <DataType Element>
-cudaError_t run(Choice const& ch, GemmParamsSm80 const& params, TmaMatrix const& a, TmaMatrix const& b,
+cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, TmaMatrix const& b,
                 cudaStream_t stream) {
   auto const& p = ch.problem;
   const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
@@ -132,7 +132,7 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
   }
   auto const& p = ch.problem;
   const EpilogueParams epilogue = epilogue_params(args, p.swapped);
-  GemmParamsSm80 params{p.a.ptr,          p.b.ptr,          p.m,       p.n,  p.k, int(p.a.ld), int(p.b.ld),
+  GemmParams params{p.a.ptr,          p.b.ptr,          p.m,       p.n,  p.k, int(p.a.ld), int(p.b.ld),
                         p.a.batch_stride, p.b.batch_stride, ch.splits, ch.k_tiles_per_split, epilogue};
   if (ch.splits > 1) {  // the kernel's epilogue writes raw fp32 slices: (batch * splits, M, N)
     const std::int64_t per_matrix = std::int64_t(p.m) * p.n;

@@ -10,7 +10,7 @@ namespace tessel::sm80 {
 // Configuration Index, or the next ones; cudaErrorInvalidValue past the last (the caller
 // checks the index first).
 template <class Element, Major A, Major B, int Index = 0>
-cudaError_t run_gemm_at(KernelChoice const& c, GemmParamsSm80 const& p, int batch, cudaStream_t stream) {
+cudaError_t run_gemm_at(KernelChoice const& c, GemmParams const& p, int batch, cudaStream_t stream) {
   if constexpr (Index == kNumTileConfigs) {
     return cudaErrorInvalidValue;
   } else {
@@ -25,7 +25,7 @@ cudaError_t run_gemm_at(KernelChoice const& c, GemmParamsSm80 const& p, int batc
 }
 
 template <DataType Input, Major A, Major B>
-cudaError_t run_gemm(KernelChoice const& c, GemmParamsSm80 const& p, int batch, cudaStream_t stream) {
+cudaError_t run_gemm(KernelChoice const& c, GemmParams const& p, int batch, cudaStream_t stream) {
   using Element = std::conditional_t<Input == DataType::kF16, Half, BFloat16>;
   if (c.narrow) {
     using Config = typename NarrowTile::template Config<Element, A, B, 1>;

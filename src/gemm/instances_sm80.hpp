@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "tessel/gemm/kernel_sm80.hpp"
-#include "tessel/runtime/types.hpp"
+#include "tessel/types.hpp"
 
 namespace tessel::sm80 {
 
@@ -19,6 +19,6 @@ struct KernelChoice {
 // Launches the chosen kernel. Input is kF16 or kBF16 (an enum, not the element type: Half
 // is __half in CUDA translation units and a placeholder in host-only ones).
 template <DataType Input, Major A, Major B>
-cudaError_t run_gemm(KernelChoice const& choice, GemmParamsSm80 const& params, int batch, cudaStream_t stream);
+cudaError_t run_gemm(KernelChoice const& choice, GemmParams const& params, int batch, cudaStream_t stream);
 
 }  // namespace tessel::sm80

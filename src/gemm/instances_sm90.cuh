@@ -9,7 +9,7 @@ namespace tessel::sm90 {
 
 #if defined(TESSEL_HAS_SM90A)
 template <class Element, Major A, Major B, int Index = 0>
-cudaError_t run_gemm_tma_at(int config, GemmParamsSm80 const& p, int batch, cudaStream_t stream, TmaMatrix const& a,
+cudaError_t run_gemm_tma_at(int config, GemmParams const& p, int batch, cudaStream_t stream, TmaMatrix const& a,
                             TmaMatrix const& b) {
   if constexpr (Index == kNumTmaTileConfigs) {
     return cudaErrorInvalidValue;
@@ -28,7 +28,7 @@ cudaError_t run_gemm_tma_at(int config, GemmParamsSm80 const& p, int batch, cuda
 #endif
 
 template <DataType Input, Major A, Major B>
-cudaError_t run_gemm_tma(int config, GemmParamsSm80 const& p, int batch, cudaStream_t stream, TmaMatrix const& a,
+cudaError_t run_gemm_tma(int config, GemmParams const& p, int batch, cudaStream_t stream, TmaMatrix const& a,
                          TmaMatrix const& b) {
 #if defined(TESSEL_HAS_SM90A)
   using Element = std::conditional_t<Input == DataType::kF16, Half, BFloat16>;

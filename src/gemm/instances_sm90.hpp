@@ -7,7 +7,7 @@
 
 #include "tessel/gemm/matrix_operand_sm90.hpp"
 #include "tessel/gemm/tile_loader.hpp"
-#include "tessel/runtime/types.hpp"
+#include "tessel/types.hpp"
 
 namespace tessel::sm90 {
 
@@ -15,7 +15,7 @@ namespace tessel::sm90 {
 // for that configuration's tile: gemm_plan.hpp). cudaErrorNotSupported where libtessel has
 // no sm_90a code.
 template <DataType Input, Major A, Major B>
-cudaError_t run_gemm_tma(int config, GemmParamsSm80 const& params, int batch, cudaStream_t stream, TmaMatrix const& a,
+cudaError_t run_gemm_tma(int config, GemmParams const& params, int batch, cudaStream_t stream, TmaMatrix const& a,
                          TmaMatrix const& b);
 
 }  // namespace tessel::sm90

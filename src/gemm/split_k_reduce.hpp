@@ -5,7 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "tessel/gemm/epilogue_sm80.hpp"
+#include "tessel/gemm/epilogue.hpp"
 
 namespace tessel::sm80 {
 

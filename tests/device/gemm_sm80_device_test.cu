@@ -29,7 +29,7 @@ void run_and_check(int m, int n, int k, unsigned seed) {
   cudaMemcpy(d_a, a.data(), a.size() * 2, cudaMemcpyHostToDevice);
   cudaMemcpy(d_b, b.data(), b.size() * 2, cudaMemcpyHostToDevice);
   cudaMemset(d_d, 0xff, size_t(m) * n * 4);  // poison: NaN
-  GemmParamsSm80 p{d_a, d_b, m, n, k, k, k, 0, 0, 1, 1 << 30, {}};  // one split: all K tiles
+  GemmParams p{d_a, d_b, m, n, k, k, k, 0, 0, 1, 1 << 30, {}};  // one split: all K tiles
   p.epilogue = EpilogueParams{d_d, nullptr, nullptr, n, 0, 0, 0, 1.0f, 0.0f, BiasMode::kNone,
                               Activation::kNone, DataType::kF32, n % 4 == 0};
   ASSERT_EQ((launch_gemm_sm80<Config, Edges>(p, 1, nullptr)), cudaSuccess);

@@ -57,7 +57,7 @@ void run_and_check(int m, int n, int k, unsigned seed, int splits = 1) {
   cudaMemset(d_d, 0xff, size_t(splits) * m * n * 4);  // poison: NaN
   const int k_tiles = (k + Config::kTileK - 1) / Config::kTileK;
   const int per_split = (k_tiles + splits - 1) / splits;
-  GemmParamsSm80 p{d_a, d_b, m, n, k, kMnA ? m : k, kMnB ? n : k, 0, 0, splits, per_split, {}};
+  GemmParams p{d_a, d_b, m, n, k, kMnA ? m : k, kMnB ? n : k, 0, 0, splits, per_split, {}};
   p.epilogue = EpilogueParams{d_d, nullptr, nullptr, n, 0, std::int64_t(m) * n, 0, 1.0f, 0.0f, BiasMode::kNone,
                               Activation::kNone, DataType::kF32, n % 4 == 0};
   ASSERT_EQ((launch_gemm_sm90<Config, true>(p, 1, nullptr)), cudaSuccess);

@@ -25,7 +25,7 @@
 #include "tessel/atom/copy.hpp"
 #include "tessel/conv/fprop_operand_sm80.hpp"
 #include "tessel/conv/index_counter.hpp"
-#include "tessel/gemm/epilogue_sm80.hpp"
+#include "tessel/gemm/epilogue.hpp"
 
 namespace tessel {
 

@@ -7,7 +7,7 @@
 //   GemmConfigSm80<128, 256, 64, 3, 2, 4, BFloat16, Major::kMN, Major::kK>   bf16, A M-major
 #pragma once
 
-#include "epilogue_sm80.hpp"
+#include "epilogue.hpp"
 #include "operand_sm80.hpp"
 #include "tessel/atom/mma_traits_sm80.hpp"
 #include "tessel/atom/tiled_mma.hpp"
@@ -62,7 +62,7 @@ struct GemmConfigSm80 {
   static constexpr int kSmemBytesAB = (TileM + TileN) * TileK * Stages * int(sizeof(ElementAB));
 
   // ---- epilogue: the fp32 accumulator tile is staged in the same shared memory
-  // (EpilogueSmemLayout, epilogue_sm80.hpp)
+  // (EpilogueSmemLayout, epilogue.hpp)
   static_assert((TileN & (TileN - 1)) == 0 && TileN >= 32,
                 "GemmConfigSm80: TileN must be a power of two >= 32 (the epilogue's swizzle)");
   using SmemLayoutC = EpilogueSmemLayout<TileM, TileN>;

@@ -1,5 +1,5 @@
 // The sm80 multistage GEMM kernel, as seed 004 draws it: D (M,N) = A (M,K) * B (N,K)^T, then
-// the epilogue (epilogue_sm80.hpp). blockIdx.x is the tile (rasterized), blockIdx.z the batch
+// the epilogue (epilogue.hpp). blockIdx.x is the tile (rasterized), blockIdx.z the batch
 // and, with split-K, the slice of K: z = batch * splits + split. Each split accumulates its
 // k_tiles_per_split K tiles and writes them through the epilogue as its own output matrix
 // (z-th of the epilogue's batches); the runtime then sums the splits (split_k_reduce).
@@ -22,7 +22,7 @@
 #include <cstdint>
 
 #include "config_sm80.hpp"
-#include "epilogue_sm80.hpp"
+#include "epilogue.hpp"
 #include "tile_loader.hpp"
 #include "tile_scheduler.hpp"
 #include "tessel/arch/sm80.hpp"
@@ -34,7 +34,7 @@ namespace tessel {
 #if defined(__CUDACC__)
 template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
 __global__ void __launch_bounds__(Config::kThreads)
-    gemm_kernel_sm80(GemmParamsSm80 p, ASource a_source, BSource b_source) {
+    gemm_kernel_sm80(GemmParams p, ASource a_source, BSource b_source) {
   using Element = typename Config::Element;
   constexpr int kStages = Config::kStages;
   extern __shared__ __align__(128) unsigned char smem[];

@@ -1,6 +1,6 @@
 // The sm_90a GEMM kernel: D (M,N) = A (M,K) * B (N,K)^T with wgmma (config_sm90.hpp). Grid,
 // split-K, operand sources, loads and epilogue are the sm80 kernel's (kernel_sm80.hpp,
-// tile_loader.hpp, epilogue_sm80.hpp); only the mainloop's tensor-core half differs:
+// tile_loader.hpp, epilogue.hpp); only the mainloop's tensor-core half differs:
 //   prologue  cp.async the first P = Stages-1-F K tiles into the ring, F = Config::kMmaInFlight
 //   mainloop  per K tile t: wait for it (cp.async group, proxy fence, barrier); refill the
 //             stage of tile t-1-F with tile t+P; each warpgroup issues its TileK/16 wgmmas on
@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "config_sm90.hpp"
-#include "epilogue_sm80.hpp"
+#include "epilogue.hpp"
 #include "tile_loader.hpp"
 #include "tile_scheduler.hpp"
 #include "tessel/arch/sm80.hpp"
@@ -111,7 +111,7 @@ __device__ void store_accumulators(unsigned char* staging, float const (&acc)[Co
 
 template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
 __global__ void __launch_bounds__(Config::kThreads)
-    gemm_kernel_sm90(GemmParamsSm80 p, ASource a_source, BSource b_source) {
+    gemm_kernel_sm90(GemmParams p, ASource a_source, BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   constexpr int kStages = Config::kStages;
   constexpr int kInFlight = Config::kMmaInFlight;

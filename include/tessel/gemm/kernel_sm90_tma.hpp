@@ -31,7 +31,7 @@
 #include <cstdint>
 
 #include "config_sm90.hpp"
-#include "epilogue_sm80.hpp"
+#include "epilogue.hpp"
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "tile_loader.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
@@ -61,7 +61,7 @@ inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persi
 #if defined(__CUDACC__)
 template <class Config, bool Persistent, class ASource, class BSource>
 __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
-    gemm_kernel_sm90_tma(GemmParamsSm80 p, int items, const __grid_constant__ ASource a_source,
+    gemm_kernel_sm90_tma(GemmParams p, int items, const __grid_constant__ ASource a_source,
                          const __grid_constant__ BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
 // Non-persistent: one block per output tile, one grid layer per batch and K split, as
 // launch_gemm_sm80. Persistent: one block per SM (fewer if there are fewer items).
 template <class Config, bool Persistent, class ASource, class BSource>
-cudaError_t launch_gemm_sm90_tma(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a,
+cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a,
                                  BSource const& b) {
   auto kernel = gemm_kernel_sm90_tma<Config, Persistent, ASource, BSource>;
   constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>;

@@ -14,7 +14,7 @@ namespace tessel {
 namespace detail {
 // One block per tile of Config, one grid layer per batch and split, Config::kSmemBytes.
 template <class Config, class Kernel, class ASource, class BSource>
-cudaError_t launch_tiles(Kernel kernel, GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a,
+cudaError_t launch_tiles(Kernel kernel, GemmParams const& p, int batch, cudaStream_t stream, ASource const& a,
                          BSource const& b) {
   // Above 48 KiB dynamic shared memory must be asked for, once per kernel (and per device:
   // the attribute is per context, so it is set on every call; it is cheap).
@@ -31,7 +31,7 @@ cudaError_t launch_tiles(Kernel kernel, GemmParamsSm80 const& p, int batch, cuda
 }  // namespace detail
 
 template <class Config, bool Edges, class ASource = MatrixOperand, class BSource = MatrixOperand>
-cudaError_t launch_gemm_sm80(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a = {},
+cudaError_t launch_gemm_sm80(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a = {},
                              BSource const& b = {}) {
   return detail::launch_tiles<Config>(gemm_kernel_sm80<Config, Edges, ASource, BSource>, p, batch, stream, a, b);
 }

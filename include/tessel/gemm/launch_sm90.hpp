@@ -10,7 +10,7 @@ namespace tessel {
 
 #if defined(__CUDACC__)
 template <class Config, bool Edges, class ASource = MatrixOperand, class BSource = MatrixOperand>
-cudaError_t launch_gemm_sm90(GemmParamsSm80 const& p, int batch, cudaStream_t stream, ASource const& a = {},
+cudaError_t launch_gemm_sm90(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a = {},
                              BSource const& b = {}) {
   return detail::launch_tiles<Config>(gemm_kernel_sm90<Config, Edges, ASource, BSource>, p, batch, stream, a, b);
 }

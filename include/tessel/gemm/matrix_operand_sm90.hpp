@@ -1,5 +1,5 @@
 // The GEMM's strided matrices as operands of the TMA kernel (kernel_sm90_tma.hpp): A (M,K) or
-// B (N,K) of GemmParamsSm80, with its batches, is one 3-d tiled tensor map (encoded on the
+// B (N,K) of GemmParams, with its batches, is one 3-d tiled tensor map (encoded on the
 // host: src/gemm/gemm_tma_maps.hpp):
 //   K-major   (K, MN, batch)  box (TileK, TileMN, 1): one box fills a stage, rows of TileK
 //                             swizzled (GmmaLayout::kRing)
@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "tessel/arch/sm90/tma.hpp"
-#include "operand_sm80.hpp"  // Major
+#include "tessel/types.hpp"
 
 namespace tessel {
 

@@ -20,10 +20,9 @@
 #include "tessel/atom/copy_traits_sm80.hpp"
 #include "tessel/atom/copy_traits_universal.hpp"
 #include "tessel/atom/tiled_copy.hpp"
+#include "tessel/types.hpp"  // Major
 
 namespace tessel {
-
-enum class Major { kK, kMN };  // which extent of the (MN, K) operand is contiguous
 
 template <class Element, Major M, int TileMN, int TileK, int Stages, int Threads, int Access>
 struct OperandSm80 {

@@ -20,14 +20,14 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "epilogue_sm80.hpp"
+#include "epilogue.hpp"
 #include "operand_sm80.hpp"
 #include "tile_scheduler.hpp"
 #include "tessel/atom/copy.hpp"
 
 namespace tessel {
 
-struct GemmParamsSm80 {
+struct GemmParams {
   void const* a;  // (M,K) of Config::Element: K-major stride (lda,1), MN-major (1,lda)
   void const* b;  // (N,K), the same with ldb
   int m, n, k;
@@ -38,7 +38,7 @@ struct GemmParamsSm80 {
   EpilogueParams epilogue;  // its batch index is blockIdx.z
 };
 
-// The operand is the strided matrix of GemmParamsSm80 (a, lda, a_batch_stride; or b, ...).
+// The operand is the strided matrix of GemmParams (a, lda, a_batch_stride; or b, ...).
 struct MatrixOperand {};
 
 #if defined(__CUDACC__)
@@ -51,7 +51,7 @@ struct BlockWork {
 };
 // (x, z): the grid position; a persistent kernel passes the work item's instead.
 template <class Config>
-__device__ BlockWork block_work(GemmParamsSm80 const& p, int x = int(blockIdx.x), int z = int(blockIdx.z)) {
+__device__ BlockWork block_work(GemmParams const& p, int x = int(blockIdx.x), int z = int(blockIdx.z)) {
   const TileCoord tile = rasterize(x, (p.m + Config::kTileM - 1) / Config::kTileM,
                                    (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
   const int split = z % p.splits;
@@ -76,7 +76,7 @@ __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
 
 // Returns the block's load_tile(t, stage). smem holds Config::kStages stages of A, then of B.
 template <class Config, bool Edges, class ASource, class BSource>
-__device__ auto make_tile_loader(GemmParamsSm80 const& p, ASource const& a_source, BSource const& b_source,
+__device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, BSource const& b_source,
                                  TileCoord tile, int batch, int tile_begin, unsigned char* smem) {
   constexpr bool kMatrixA = std::is_same_v<ASource, MatrixOperand>;
   constexpr bool kMatrixB = std::is_same_v<BSource, MatrixOperand>;

@@ -13,7 +13,7 @@
 
 #include "tessel/arch/numeric_types.hpp"
 #include "tessel/layout/config.hpp"
-#include "tessel/runtime/types.hpp"
+#include "tessel/types.hpp"
 #include "tessel/tensor.hpp"
 
 namespace tessel {
