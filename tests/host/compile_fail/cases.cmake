@@ -27,3 +27,5 @@ tessel_compile_fail_test(compile_fail_gemm_config_epilogue gemm_config_epilogue.
                          "GemmConfigSm80: the epilogue's fp32 staging tile")
 tessel_compile_fail_test(compile_fail_gemm_config_mn_major gemm_config_mn_major.cpp
                          "OperandSm80: an MN-major operand needs TileM/TileN to be a multiple of 64")
+tessel_compile_fail_test(compile_fail_gemm_config_sm90_accumulators gemm_config_sm90_accumulators.cpp
+                         "GemmConfigSm90: at most 128 accumulators a thread")
