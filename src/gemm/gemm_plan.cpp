@@ -60,10 +60,13 @@ std::string config_list() {
 }
 
 // The sm_90a heuristic, from a sweep of tessel-prof's default suite on an H100
-// (docs/PERFORMANCE.md, 2026-11-24): 128x128 was as fast or faster on every shape, 8192^3
-// included (0.90 vs 0.88 of cuBLAS); 128x256 keeps its tensor pipe busy only 70% of the time
-// at 4096^3 (128x128: 86%), so it is left to the override.
-int choose_tma_config(KernelProblem const&, int) { return tma_config_index("sm90_128x128x64_s5"); }
+// (docs/PERFORMANCE.md, 2026-11-24): 128x128 was as fast or faster than 128x256 and the
+// ping-pong 128x128 on every shape, 8192^3 included; when 128x128 tiles would leave SMs idle,
+// the 64x128 tile gives twice the blocks.
+int choose_tma_config(KernelProblem const& p, int sms) {
+  const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
+  return tma_config_index(tiles_128x128 < sms ? "sm90_64x128x64_s8" : "sm90_128x128x64_s5");
+}
 
 // Split-K: only when the output tiles fill less than half the GPU and K has at least 2048
 // elements; as many slices as fill the SMs once, each of at least 8 K tiles, at most 32, and

@@ -30,14 +30,16 @@ struct TmaTileShape {
 // A name reads sm90_<TileM>x<TileN>x<TileK>_s<stages>[_pingpong]. Shared memory (persistent:
 // the ring, then the epilogue's staging): 128x256 holds four stages of 48 KiB and a 128x64 fp32
 // slice (224 KiB); 128x128 five of 32 KiB and its whole 128x128 fp32 tile, or in ping-pong
-// one 128x64 slice per warpgroup (224 KiB).
+// one 128x64 slice per warpgroup (224 KiB); 64x128 (two warpgroups side by side, 64x64 each)
+// eight of 24 KiB and its 64x128 fp32 tile (224 KiB).
 inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
     {"sm90_128x256x64_s4", 128, 256, 64, 4, false},
     {"sm90_128x128x64_s5_pingpong", 128, 128, 64, 5, true},
     {"sm90_128x128x64_s5", 128, 128, 64, 5, false},
+    {"sm90_64x128x64_s8", 64, 128, 64, 8, false},
 };
 using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>, TmaTileShape<128, 128, 5, MmaSchedule::kPingPong>,
-                                 TmaTileShape<128, 128, 5>>;
+                                 TmaTileShape<128, 128, 5>, TmaTileShape<64, 128, 8>>;
 inline constexpr int kNumTmaTileConfigs = int(std::size(kTmaTileConfigs));
 static_assert(std::tuple_size_v<TmaTileShapes> == kNumTmaTileConfigs, "tile_configs_sm90: one shape per table row");
 
