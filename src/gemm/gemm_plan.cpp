@@ -61,11 +61,13 @@ std::string config_list() {
 
 // The sm_90a heuristic, from a sweep of tessel-prof's default suite on an H100
 // (docs/PERFORMANCE.md, 2026-11-24): 128x128 was as fast or faster than 128x256 and the
-// ping-pong 128x128 on every shape, 8192^3 included; when 128x128 tiles would leave SMs idle,
-// the 64x128 tile gives twice the blocks.
+// ping-pong 128x128 on every shape, 8192^3 included. When 128x128 tiles would leave SMs idle
+// and K is too short to split (below 2048), the 64x128 tile gives twice the blocks: 1024^3 went
+// from 0.77-0.89 to 1.14 of cuBLAS. With a deep K the 128x128 tile split over K was faster
+// (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
 int choose_tma_config(KernelProblem const& p, int sms) {
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
-  return tma_config_index(tiles_128x128 < sms ? "sm90_64x128x64_s8" : "sm90_128x128x64_s5");
+  return tma_config_index(tiles_128x128 < sms && p.k < 2048 ? "sm90_64x128x64_s8" : "sm90_128x128x64_s5");
 }
 
 // Split-K: only when the output tiles fill less than half the GPU and K has at least 2048

@@ -105,6 +105,7 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(8192, 8192, 8192), kH100).config, "sm90_128x128x64_s5");
   EXPECT_EQ(plan_of(packed(2048, 2048, 2048), kH100).config, "sm90_128x128x64_s5");  // 256 tiles
   EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_64x128x64_s8");   // 64 tiles of 128x128
+  EXPECT_EQ(plan_of(packed(1024, 1024, 65536), kH100).config, "sm90_128x128x64_s5");  // split over K instead
 }
 
 // Rows that are not 16 bytes: a large problem stages a copy with 16-byte rows, a small one
