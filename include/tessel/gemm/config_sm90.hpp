@@ -118,7 +118,7 @@ struct GemmConfigSm90 {
   static_assert(kStageBytesA % 1024 == 0 && kStageBytesB % 1024 == 0,
                 "GemmConfigSm90: every stage must start on a 1024-byte swizzle-pattern boundary");
 
-  // ---- epilogue: the sm80 one (epilogue.hpp), staged in the same swizzled fp32 tile,
+  // ---- epilogue: the shared one (epilogue.hpp), staged in the same swizzled fp32 tile,
   // kEpilogueTileN columns at a time: a 256-wide tile in four passes of 64 (32 KiB, not 128)
   // Ping-pong: each warpgroup stores its own tile through its own slice, 64 columns at a time.
   static constexpr int kEpilogueTileN = kPingPong || TileN > 128 ? 64 : TileN;
