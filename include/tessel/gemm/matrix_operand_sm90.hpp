@@ -1,6 +1,6 @@
 // The GEMM's strided matrices as operands of the TMA kernel (kernel_sm90_tma.hpp): A (M,K) or
-// B (N,K) of GemmParams, with its batches, is one 3-d tiled tensor map (encoded on the
-// host: plan_operand_map in src/gemm/gemm_plan.cpp, encoded in src/gemm/dispatch.cpp):
+// B (N,K) of GemmParams, with its batches, is one 3-d tiled tensor map (planned on the host
+// by plan_operand_map in src/gemm/gemm_plan.cpp, encoded in src/gemm/dispatch.cpp):
 //   K-major   (K, MN, batch)  box (TileK, TileMN, 1): one box fills a stage, rows of TileK
 //                             swizzled (GmmaLayout::kRing)
 //   MN-major  (MN, K, batch)  box (64, TileK, 1): TileMN/64 boxes, each (64 MN, TileK K)
