@@ -1,6 +1,7 @@
 #include "gemm/gemm_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -28,19 +29,16 @@ bool allows_16b_access(OperandView const& v, int k, int batch) {
          reinterpret_cast<std::uintptr_t>(v.ptr) % 16 == 0;
 }
 
-int config_index(std::string const& name) {
-  for (int i = 0; i < sm80::kNumTileConfigs; ++i) {
-    if (name == sm80::kTileConfigs[i].name) return i;
+// The index of the row called `name` in a table of configurations, or -1.
+template <class Table>
+int index_in(Table const& table, std::string const& name) {
+  for (int i = 0; i < int(std::size(table)); ++i) {
+    if (name == table[i].name) return i;
   }
   return -1;
 }
-
-int tma_config_index(std::string const& name) {
-  for (int i = 0; i < sm90::kNumTmaTileConfigs; ++i) {
-    if (name == sm90::kTmaTileConfigs[i].name) return i;
-  }
-  return -1;
-}
+int config_index(std::string const& name) { return index_in(sm80::kTileConfigs, name); }
+int tma_config_index(std::string const& name) { return index_in(sm90::kTmaTileConfigs, name); }
 
 // The heuristic, from tessel-prof sweeps on an H100 (docs/PERFORMANCE.md, 2026-11-23):
 // 128x128x32 with 4 stages was fastest or tied (within 1%) on every large shape measured,
