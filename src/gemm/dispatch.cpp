@@ -18,15 +18,15 @@ using gemm_detail::Choice;
 
 template <DataType Element>
 cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, TmaMatrix const& b,
-                TmaOutput const& d, cudaStream_t stream) {
+                cudaStream_t stream) {
   auto const& p = ch.problem;
   const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
   if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma) {
     const int c = ch.sm90.config;
-    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b, d);
-    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b, d);
-    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b, d);
-    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b, d);
+    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b);
+    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b);
+    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b);
+    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b);
   }
   if (ka && kb) return sm80::run_gemm<Element, Major::kK, Major::kK>(ch.sm80, params, p.batch, stream);
   if (ka) return sm80::run_gemm<Element, Major::kK, Major::kMN>(ch.sm80, params, p.batch, stream);
@@ -144,14 +144,8 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
     params.epilogue = EpilogueParams{workspace.get(), nullptr, nullptr, p.n, 0, per_matrix, 0, 1.0f, 0.0f,
                                      BiasMode::kNone, Activation::kNone, DataType::kF32, p.n % 4 == 0};
   }
-  // The epilogue's store map, over D or the workspace; without it (the driver refused) the
-  // threads store.
-  TmaOutput tma_d;
-  if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma && ch.sm90.d_store) {
-    tma_d.on = sm90::encode_tma_map(ch.sm90.d, ch.splits > 1 ? workspace.get() : args.d, &tma_d.map);
-  }
-  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, tma_d, stream)
-                                                    : run<DataType::kBF16>(ch, params, tma_a, tma_b, tma_d, stream);
+  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, stream)
+                                                    : run<DataType::kBF16>(ch, params, tma_a, tma_b, stream);
   if (e == cudaSuccess && ch.splits > 1) {
     e = sm80::split_k_reduce(workspace.get<float>(), ch.splits, p.m, p.n, p.batch, epilogue, stream);
   }

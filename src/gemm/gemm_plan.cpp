@@ -103,23 +103,6 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
   return true;
 }
 
-bool plan_output_map(const void* d, DataType type, int m, int n, int batch, std::int64_t ldd,
-                     std::int64_t batch_stride, int tile_m, sm90::TmaMapParams* out) {
-  const int bytes = data_type_bytes(type), per16 = 16 / bytes;
-  const bool batched = batch > 1;
-  if (reinterpret_cast<std::uintptr_t>(d) % 16 != 0 || ldd % per16 != 0 || (batched && batch_stride % per16 != 0))
-    return false;
-  sm90::TmaMapParams map;
-  map.rank = 3, map.swizzle_bytes = 128, map.element_bytes = bytes;
-  map.dims[0] = std::uint64_t(n), map.dims[1] = std::uint64_t(m), map.dims[2] = std::uint64_t(batch);
-  map.strides[0] = std::uint64_t(ldd) * bytes;
-  map.strides[1] = batched ? std::uint64_t(batch_stride) * bytes : map.strides[0] * map.dims[1];
-  map.box[0] = std::uint32_t(128 / bytes), map.box[1] = std::uint32_t(tile_m), map.box[2] = 1;
-  if (!sm90::tma_map_problem(map).empty()) return false;
-  *out = map;
-  return true;
-}
-
 namespace {
 
 // Staging pays when the GEMM is large: below 2^27 multiply-adds (512^3) the copy's launch and
@@ -195,14 +178,6 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     if (maps) {
       *out = {p, GemmKernel::kSm90Tma, {}, t, 1, 1};
       choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
-      if (device.tma_store) {  // split: the slices go to a packed fp32 workspace (256-byte aligned)
-        const bool split = out->splits > 1;
-        out->sm90.d_store =
-            split ? plan_output_map(reinterpret_cast<const void*>(std::uintptr_t(256)), DataType::kF32, p.m, p.n,
-                                    p.batch * out->splits, p.n, std::int64_t(p.m) * p.n, c.tile_m, &out->sm90.d)
-                  : args.beta == 0.0f && plan_output_map(args.d, args.output_type, p.m, p.n, p.batch, args.ldd,
-                                                         args.d_batch_stride, c.tile_m, &out->sm90.d);
-      }
       return {};
     }
     if (!args.config.empty()) {
@@ -227,23 +202,11 @@ GemmPlan describe(Choice const& ch) {
   if (ch.kernel == GemmKernel::kSm90Tma) {
     const bool staged = ch.sm90.a_staged.on || ch.sm90.b_staged.on;
     auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
-    return {c.name,
-            "tma" + split,
-            staged ? "TMA+staged" : "TMA",
-            ch.sm90.d_store ? "TMA store" : "threads",
-            ch.problem.swapped,
-            ch.splits,
-            "sm90_tma_warp_specialized",
-            c.ping_pong ? "ping-pong persistent" : "cooperative persistent"};
+    return {c.name, "tma" + split, staged ? "TMA+staged" : "TMA", ch.problem.swapped, ch.splits,
+            "sm90_tma_warp_specialized", c.ping_pong ? "ping-pong persistent" : "cooperative persistent"};
   }
-  return {sm80::kTileConfigs[ch.sm80.config].name,
-          (ch.sm80.edges ? "edge" : "interior") + split,
-          ch.sm80.narrow ? "2B" : "16B",
-          "threads",
-          ch.problem.swapped,
-          ch.splits,
-          "sm80_multistage",
-          "one tile per block"};
+  return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,
+          ch.sm80.narrow ? "2B" : "16B", ch.problem.swapped, ch.splits, "sm80_multistage", "one tile per block"};
 }
 
 }  // namespace tessel::gemm_detail

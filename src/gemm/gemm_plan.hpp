@@ -16,8 +16,6 @@
 //   5. split-K when the output tiles would leave most SMs idle and K is deep: the kernel writes
 //      each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce sums
 //      them in order and applies the epilogue
-//   6. the TMA kernel's epilogue: the engine's asynchronous store where D (or the split-K
-//      workspace) allows it and C is not read (DeviceInfo::tma_store), else the threads' stores
 #pragma once
 
 #include <cstdint>
@@ -64,11 +62,6 @@ struct TmaChoice {
   sm90::TmaMapParams a, b;
   bool a_broadcast = false, b_broadcast = false;  // batch stride 0: a map of one batch
   StagedOperand a_staged, b_staged;
-  // D's map for the epilogue's TMA store (gemm/epilogue_tma_store.hpp), when d_store; with
-  // split-K, the map of the fp32 workspace the slices are stored in. Its address is set at
-  // launch.
-  bool d_store = false;
-  sm90::TmaMapParams d;
 };
 
 struct Choice {
@@ -83,13 +76,6 @@ struct Choice {
 // The map of one operand (MN, K) of `batch` batches for tiles of tile_mn x 64 (TmaMatrix,
 // tessel/gemm/matrix_operand_sm90.hpp); false when the TMA engine cannot read it.
 bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90::TmaMapParams* out, bool* broadcast);
-
-// The map through which the TMA kernel's epilogue stores D (row-major (M,N) of `type`, rows
-// ldd apart, batches batch_stride apart) for tiles of tile_m rows: (N, M, batch), boxes of
-// 128 bytes of columns by tile_m rows; false when the engine cannot write D (its pointer,
-// leading dimension or batch stride is not a multiple of 16 bytes).
-bool plan_output_map(const void* d, DataType type, int m, int n, int batch, std::int64_t ldd,
-                     std::int64_t batch_stride, int tile_m, sm90::TmaMapParams* out);
 
 // The kernel for valid, non-empty arguments (m, n >= 1) on `device`; kInvalidArgument or
 // kNotSupported for a config override that this build lacks or that cannot run the problem.

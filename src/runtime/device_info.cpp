@@ -11,14 +11,10 @@
 namespace tessel {
 
 namespace {
-bool unset_or_zero(const char* variable) {
-  const char* value = std::getenv(variable);
-  return value == nullptr || std::strcmp(value, "0") == 0;
-}
-
 bool sm90_kernels_enabled() {
 #if defined(TESSEL_HAS_SM90A)
-  return unset_or_zero("TESSEL_DISABLE_SM90");
+  const char* disable = std::getenv("TESSEL_DISABLE_SM90");
+  return disable == nullptr || std::strcmp(disable, "0") == 0;
 #else
   return false;
 #endif
@@ -28,7 +24,6 @@ bool sm90_kernels_enabled() {
 DeviceInfo planning_device_without_gpu() {
   DeviceInfo d;
   d.sm90_kernels = sm90_kernels_enabled();
-  d.tma_store = unset_or_zero("TESSEL_DISABLE_TMA_STORE");
   return d;
 }
 
@@ -49,7 +44,6 @@ Status current_device(const char* who, DeviceInfo* out) {
   }
   d.sm90_kernels = sm90_kernels_enabled();
   d.tma_encoder = d.wgmma() && sm90::tma_encoders_available();
-  d.tma_store = unset_or_zero("TESSEL_DISABLE_TMA_STORE");
   *out = d;
   return {};
 }

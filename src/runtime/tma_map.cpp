@@ -2,14 +2,13 @@
 
 namespace tessel::sm90 {
 namespace {
+constexpr std::uint64_t kElementBytes = 2;
 constexpr std::uint32_t kMaxTraversal = 8;
 }  // namespace
 
 std::string tma_map_problem(const TmaMapParams& p) {
   const auto s = [](auto v) { return std::to_string(v); };
   if (p.rank < 3 || p.rank > 4) return "rank = " + s(p.rank) + " is not 3 or 4";
-  if (p.element_bytes != 2 && p.element_bytes != 4) return "element_bytes = " + s(p.element_bytes) + " is not 2 or 4";
-  if (p.im2col && p.element_bytes != 2) return "im2col maps here are of 16-bit elements";
   for (int i = 0; i < p.rank; ++i) {
     if (p.dims[i] == 0 || p.dims[i] > (std::uint64_t(1) << 32))
       return "dims[" + s(i) + "] = " + s(p.dims[i]) + " is outside [1, 2^32]";
@@ -21,7 +20,7 @@ std::string tma_map_problem(const TmaMapParams& p) {
       return "strides[" + s(i) + "] = " + s(p.strides[i]) + " bytes is not a multiple of 16 below 2^40";
   }
   if (p.swizzle_bytes != 64 && p.swizzle_bytes != 128) return "swizzle = " + s(p.swizzle_bytes) + " bytes";
-  const std::uint64_t inner = (p.im2col ? p.channels : p.box[0]) * std::uint64_t(p.element_bytes);
+  const std::uint64_t inner = (p.im2col ? p.channels : p.box[0]) * kElementBytes;
   if (inner == 0 || inner % 16 != 0 || inner > std::uint64_t(p.swizzle_bytes))
     return "the box's inner extent, " + s(inner) + " bytes, is not a multiple of 16 up to the " +
            s(p.swizzle_bytes) + "-byte swizzle";

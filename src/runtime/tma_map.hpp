@@ -1,6 +1,6 @@
 // One TMA tensor map (CUtensorMap) as the parameters the driver's encoders take, planned
 // without the driver (conv_tma_maps.hpp, gemm_plan.hpp) and encoded at launch
-// (tma_encoder.hpp). Elements are 16-bit (f16, bf16: the operands) or 32-bit (an f32 output).
+// (tma_encoder.hpp). Elements are 16-bit (f16, bf16).
 #pragma once
 
 #include <cstdint>
@@ -8,10 +8,9 @@
 
 namespace tessel::sm90 {
 
-// One map: tiled (a box) or im2col (corners, channels x pixels).
+// One map over 16-bit elements: tiled (a box) or im2col (corners, channels x pixels).
 struct TmaMapParams {
   bool im2col = false;
-  int element_bytes = 2;             // 2 (f16, bf16) or 4 (f32)
   int rank = 0;                      // 3 or 4 dimensions, innermost first
   std::uint64_t dims[4] = {};
   std::uint64_t strides[3] = {};     // bytes from one index of dims 1..rank-1 to the next

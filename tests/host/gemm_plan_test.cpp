@@ -160,49 +160,5 @@ TEST(GemmPlanH100, MapsFollowTheMajor) {
   EXPECT_EQ(ch.sm90.b.box[1], std::uint32_t(sm90::kTmaTileConfigs[ch.sm90.config].tile_n));
 }
 
-// The epilogue stores D with the TMA engine where C is not read and D lies on 16 bytes: a map
-// (N, M, batch) of D's type, boxes of 128 bytes by TileM rows; split-K's slices go to the
-// packed fp32 workspace through a map of (N, M, batch * splits).
-TEST(GemmPlanH100, TheEngineStoresDWhereItCan) {
-  GemmArguments args = packed(1000, 1000, 1000);
-  gemm_detail::Choice ch;
-  ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
-  EXPECT_EQ(gemm_detail::describe(ch).epilogue, "TMA store");
-  ASSERT_TRUE(ch.sm90.d_store);
-  EXPECT_EQ(ch.sm90.d.element_bytes, 4);
-  EXPECT_EQ(ch.sm90.d.dims[0], 1000u);
-  EXPECT_EQ(ch.sm90.d.strides[0], 4000u);
-  EXPECT_EQ(ch.sm90.d.box[0], 32u);
-  EXPECT_EQ(ch.sm90.d.box[1], std::uint32_t(sm90::kTmaTileConfigs[ch.sm90.config].tile_m));
-  args.output_type = DataType::kF16;  // rows of 2000 bytes
-  ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
-  EXPECT_TRUE(ch.sm90.d_store);
-  EXPECT_EQ(ch.sm90.d.box[0], 64u);
-
-  auto epilogue = [](GemmArguments const& a, DeviceInfo const& device = kH100) { return plan_of(a, device).epilogue; };
-  GemmArguments odd = args;
-  odd.ldd = 1001;  // rows of 2002 bytes
-  EXPECT_EQ(epilogue(odd), "threads");
-  odd = args;
-  odd.d = address((std::uintptr_t(3) << 36) + 2);
-  EXPECT_EQ(epilogue(odd), "threads");
-  odd = args;
-  odd.beta = 1.0f, odd.c = args.d, odd.ldc = args.ldd;  // C is read by the threads
-  EXPECT_EQ(epilogue(odd), "threads");
-  EXPECT_EQ(epilogue(args, kA100), "threads");
-  DeviceInfo no_store = kH100;
-  no_store.tma_store = false;
-  EXPECT_EQ(epilogue(args, no_store), "threads");
-
-  GemmArguments deep = packed(256, 256, 65536);  // split: the workspace's map
-  deep.beta = 1.0f, deep.c = deep.d, deep.ldc = deep.ldd;
-  ASSERT_TRUE(gemm_detail::choose(deep, kH100, &ch).ok());
-  ASSERT_GT(ch.splits, 1);
-  ASSERT_TRUE(ch.sm90.d_store);
-  EXPECT_EQ(ch.sm90.d.element_bytes, 4);
-  EXPECT_EQ(ch.sm90.d.dims[2], std::uint64_t(ch.splits));
-  EXPECT_EQ(ch.sm90.d.strides[1], 256u * 256u * 4u);
-}
-
 }  // namespace
 }  // namespace tessel

@@ -165,7 +165,7 @@ TEST(ProfReport, CsvRowsHaveTheHeadersColumnsAndQuoteTheMessage) {
   r.problem = problem(4096, 4096, 4096, "tn");
   r.problem.bias = true;
   r.problem.activation = Activation::kReLU;
-  r.plan = GemmPlan{"128x128x32_s4_w2x2", "interior", "16B", "threads", false};
+  r.plan = GemmPlan{"128x128x32_s4_w2x2", "interior", "16B", false};
   r.copies = 1;
   r.tessel = Timing{1000.0, 50};
   r.cublas = Timing{900.0, 50};

@@ -11,7 +11,7 @@ namespace tessel::prof {
 namespace {
 
 constexpr const char* kCsvHeader =
-    "m,n,k,batch,layout,dtype,out,alpha,beta,bias,activation,config,variant,access,epilogue,swapped,"
+    "m,n,k,batch,layout,dtype,out,alpha,beta,bias,activation,config,variant,access,swapped,"
     "copies,tessel_us,tessel_tflops,cublas_us,cublas_tflops,ratio,max_err,fp64_err,tolerance,"
     "status,cublas_excludes,message";
 
@@ -40,11 +40,10 @@ RowValues values_of(const BenchResult& r) {
   return v;
 }
 
-// "128x128x32_s4_w2x2/edge/16B" (+ "/TMA store", + "/swapped"), or "-" without a plan.
+// "128x128x32_s4_w2x2/edge/16B" (+ "/swapped"), or "-" without a plan.
 std::string plan_text(const BenchResult& r) {
   if (!r.plan) return "-";
   std::string text = r.plan->config + "/" + r.plan->variant + "/" + r.plan->access;
-  if (r.plan->epilogue == "TMA store") text += "/TMA store";
   if (r.plan->swapped) text += "/swapped";
   return text;
 }
@@ -85,8 +84,7 @@ void csv_row(std::ostream& out, const BenchResult& r) {
       << format_number("%g", p.alpha) << ',' << format_number("%g", p.beta) << ','
       << (p.bias ? 1 : 0) << ',' << activation_name(p.activation) << ','
       << (r.plan ? r.plan->config : "") << ',' << (r.plan ? r.plan->variant : "") << ','
-      << (r.plan ? r.plan->access : "") << ',' << (r.plan ? r.plan->epilogue : "") << ','
-      << (r.plan ? (r.plan->swapped ? "1" : "0") : "")
+      << (r.plan ? r.plan->access : "") << ',' << (r.plan ? (r.plan->swapped ? "1" : "0") : "")
       << ',' << r.copies << ',' << number_or(v.tessel_us, "%.3f", "") << ','
       << number_or(v.tessel_tflops, "%.2f", "") << ',' << number_or(v.cublas_us, "%.3f", "") << ','
       << number_or(v.cublas_tflops, "%.2f", "") << ',' << number_or(v.ratio, "%.4f", "") << ','
@@ -116,7 +114,6 @@ void json_row(std::ostream& out, const BenchResult& r) {
   j["config"] = r.plan ? nlohmann::ordered_json(r.plan->config) : nullptr;
   j["variant"] = r.plan ? nlohmann::ordered_json(r.plan->variant) : nullptr;
   j["access"] = r.plan ? nlohmann::ordered_json(r.plan->access) : nullptr;
-  j["epilogue"] = r.plan ? nlohmann::ordered_json(r.plan->epilogue) : nullptr;
   j["swapped"] = r.plan ? nlohmann::ordered_json(r.plan->swapped) : nullptr;
   j["copies"] = r.copies;
   j["tessel_us"] = or_null(v.tessel_us);

@@ -4,8 +4,7 @@
 //
 //   m n k batch layout dtype out         the problem
 //   alpha beta bias activation           its epilogue (CSV / JSON only)
-//   config variant access epilogue       tessel::plan(): what tessel ran (epilogue: CSV / JSON
-//   swapped                              only, and "/TMA store" in the table)
+//   config variant access swapped        tessel::plan(): what tessel ran
 //   copies                               rotation copies of the operands (CSV / JSON only)
 //   tessel_us tessel_tflops              median time per launch, and 2 M N K batch / time
 //   cublas_us cublas_tflops              the same for cuBLAS (without bias / activation)

@@ -9,9 +9,7 @@
 //   MMA warpgroups: per K tile, wait on full[stage], issue the wgmmas of the stage, keep one
 //             group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
-//   epilogue  the MMA warpgroups alone (named barriers): through the TMA engine's store when
-//             the host planned a map of D (epilogue_tma_store.hpp: the global writes run under
-//             the next tile's mainloop), else the threads' stores of kernel_sm90.hpp
+//   epilogue  the MMA warpgroups alone, as in kernel_sm90.hpp (named barriers)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks the work items (tile, split) blockIdx.x, + gridDim.x, ...
@@ -34,7 +32,6 @@
 
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
-#include "epilogue_tma_store.hpp"
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "tile_loader.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
@@ -65,7 +62,7 @@ inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persi
 template <class Config, bool Persistent, class ASource, class BSource>
 __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     gemm_kernel_sm90_tma(GemmParams p, int items, const __grid_constant__ ASource a_source,
-                         const __grid_constant__ BSource b_source, const __grid_constant__ TmaOutput d_out) {
+                         const __grid_constant__ BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
   static_assert(Persistent || !Config::kPingPong, "gemm_kernel_sm90_tma: ping-pong needs the persistent form");
@@ -166,29 +163,20 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     // Staging: over the ring once both warpgroups are done reading it (every box has landed:
     // each was waited for); or, persistent, once the previous item's stores have read it.
     const int z = Persistent ? item / tiles_mn : int(blockIdx.z);
-    unsigned char* my_staging = staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0);
-    const int row0 = tile.m * Config::kTileM, col0 = tile.n * Config::kTileN;
-    if (d_out.on) {
-      detail::store_accumulators_tma<Config>(my_staging, acc, wg, wg_m, wg_n, p.epilogue, &d_out.map, z, row0, col0,
-                                             p.m - row0, p.n - col0);
-    } else {
-      detail::store_accumulators<Config>(my_staging, acc, wg, wg_m, wg_n, p.epilogue, z, row0, col0, p.m - row0,
-                                         p.n - col0);
-    }
+    detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
+                                       wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
+                                       p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
   }
-  // The engine must have read the last boxes before the block's shared memory goes.
-  if (d_out.on && threadIdx.x % Config::kEpilogueThreads == 0) tma_store_wait<0>();
 #else
-  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, items, a_source, b_source, d_out);
+  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, items, a_source, b_source);
 #endif
 }
 
 // Non-persistent: one block per output tile, one grid layer per batch and K split, as
-// launch_gemm_sm80. Persistent: one block per SM (fewer if there are fewer items). d: D's map
-// for the TMA store (epilogue_tma_store.hpp), or off.
+// launch_gemm_sm80. Persistent: one block per SM (fewer if there are fewer items).
 template <class Config, bool Persistent, class ASource, class BSource>
 cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a,
-                                 BSource const& b, TmaOutput const& d = {}) {
+                                 BSource const& b) {
   auto kernel = gemm_kernel_sm90_tma<Config, Persistent, ASource, BSource>;
   constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>;
   static_assert(kSmem <= 227 * 1024, "launch_gemm_sm90_tma: more than 227 KiB of shared memory per block");
@@ -208,7 +196,7 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
       return e;
     grid = dim3(unsigned(items < sms ? items : sms), 1, 1);
   }
-  kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, int(items), a, b, d);
+  kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, int(items), a, b);
   return cudaGetLastError();
 }
 #endif

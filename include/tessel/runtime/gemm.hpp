@@ -107,8 +107,6 @@ struct GemmPlan {
                         // sm90: "tma" (the engine zero-fills the edges); with "+splitk<n>"
                         // when K is cut into n slices summed by a second kernel
   std::string access;   // global loads: "TMA", "16B" (cp.async of 8 elements) or "2B" (narrow path)
-  std::string epilogue; // how D is stored: "TMA store" (sm90: the copy engine, asynchronous) or
-                        // "threads" (16-byte stores where D allows, else element-wise)
   bool swapped = false; // computed as D^T = B^T A^T (column-major D)
   int split_k = 1;      // K slices; above 1, gemm() takes a stream-ordered fp32 workspace of
                         // split_k * batch * M * N floats (cudaMallocAsync) for the call

@@ -17,16 +17,6 @@
 //           (conv/fprop_operand_sm90.hpp)
 // The map must live in parameter, constant or global memory (a __grid_constant__ kernel
 // parameter) and the destination be 128-byte aligned (1024 with the 128-byte swizzle).
-//
-// Stores go the other way, from shared into global memory, tracked per thread in bulk groups
-// rather than on an mbarrier; the engine drops what lies outside the tensor:
-//
-//   fence_proxy_async();  __syncthreads();           // every writer of the box, then
-//   tma_store_3d(&map, {c0, c1, c2}, smem_box);      // one thread
-//   tma_store_commit();
-//   ...
-//   tma_store_wait_read<0>();  // the same thread: the box may be overwritten
-//   tma_store_wait<0>();       // the writes are done (before the block exits)
 #pragma once
 
 #include <cuda.h>
@@ -75,46 +65,6 @@ TESSEL_HOST_DEVICE inline void tma_load_im2col_4d(void* smem_dst, CUtensorMap co
       : "memory");
 #else
   arch_unsupported("cp.async.bulk.tensor (im2col) is used on sm_90a only", smem_dst, map, c, w, h, n, dw, dh, bar);
-#endif
-}
-
-TESSEL_HOST_DEVICE inline void tma_store_3d(CUtensorMap const* map, int c0, int c1, int c2, void const* smem_src) {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
-                   reinterpret_cast<std::uint64_t>(map)),
-               "r"(c0), "r"(c1), "r"(c2), "r"(detail::smem_address(smem_src))
-               : "memory");
-#else
-  arch_unsupported("cp.async.bulk.tensor (store) is used on sm_90a only", map, c0, c1, c2, smem_src);
-#endif
-}
-
-// Closes this thread's stores issued since the last commit into one bulk group.
-TESSEL_HOST_DEVICE inline void tma_store_commit() {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-#else
-  arch_unsupported("cp.async.bulk.commit_group is used on sm_90a only");
-#endif
-}
-
-// Waits until at most Pending of this thread's bulk groups still read their shared memory.
-template <int Pending>
-TESSEL_HOST_DEVICE inline void tma_store_wait_read() {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
-#else
-  arch_unsupported("cp.async.bulk.wait_group.read is used on sm_90a only");
-#endif
-}
-
-// Waits until at most Pending of this thread's bulk groups are incomplete (writes done).
-template <int Pending>
-TESSEL_HOST_DEVICE inline void tma_store_wait() {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(Pending) : "memory");
-#else
-  arch_unsupported("cp.async.bulk.wait_group is used on sm_90a only");
 #endif
 }
 
