@@ -7,6 +7,7 @@
 #include "gemm/gemm_plan.hpp"
 #include "gemm/instances_sm90.hpp"
 #include "gemm/split_k_reduce.hpp"
+#include "gemm/tile_configs_sm90.hpp"
 #include "runtime/stream_buffer.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -18,15 +19,15 @@ using gemm_detail::Choice;
 
 template <DataType Element>
 cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, TmaMatrix const& b,
-                cudaStream_t stream) {
+                StreamKParams const& sk, cudaStream_t stream) {
   auto const& p = ch.problem;
   const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
   if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma) {
     const int c = ch.sm90.config;
-    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b);
-    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b);
-    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b);
-    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b);
+    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b, sk);
+    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b, sk);
+    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b, sk);
+    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b, sk);
   }
   if (ka && kb) return sm80::run_gemm<Element, Major::kK, Major::kK>(ch.sm80, params, p.batch, stream);
   if (ka) return sm80::run_gemm<Element, Major::kK, Major::kMN>(ch.sm80, params, p.batch, stream);
@@ -60,6 +61,23 @@ bool encode_maps(Choice const& ch, const void* a, const void* b, TmaMatrix* tma_
   if (ch.kernel != gemm_detail::GemmKernel::kSm90Tma || ch.problem.k == 0) return true;
   tma_a->broadcast = ch.sm90.a_broadcast, tma_b->broadcast = ch.sm90.b_broadcast;
   return sm90::encode_tma_map(ch.sm90.a, a, &tma_a->map) && sm90::encode_tma_map(ch.sm90.b, b, &tma_b->map);
+}
+
+// Stream-K's workspace (tessel/gemm/stream_k.hpp): the items' counters, zeroed, then two
+// fp32 tiles per block for the partials.
+Status stream_k_workspace(Choice const& ch, cudaStream_t stream, StreamBuffer* buffer, StreamKParams* sk) {
+  auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
+  sk->schedule = ch.sm90.stream_k;
+  const size_t counter_bytes = (size_t(sk->schedule.sk_items) * sizeof(int) + 255) / 256 * 256;
+  const size_t partial_bytes = size_t(sk->schedule.blocks) * 2 * c.tile_m * c.tile_n * sizeof(float);
+  if (Status s = buffer->allocate(counter_bytes + partial_bytes, "gemm", "the stream-K workspace"); !s) return s;
+  sk->counters = buffer->get<int>();
+  sk->partials = reinterpret_cast<float*>(buffer->get<char>() + counter_bytes);
+  if (cudaError_t e = cudaMemsetAsync(sk->counters, 0, counter_bytes, stream); e != cudaSuccess) {
+    cudaGetLastError();
+    return {StatusCode::kCudaError, std::string("gemm: zeroing the stream-K counters failed: ") + cudaGetErrorString(e)};
+  }
+  return {};
 }
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
@@ -144,8 +162,12 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
     params.epilogue = EpilogueParams{workspace.get(), nullptr, nullptr, p.n, 0, per_matrix, 0, 1.0f, 0.0f,
                                      BiasMode::kNone, Activation::kNone, DataType::kF32, p.n % 4 == 0};
   }
-  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, stream)
-                                                    : run<DataType::kBF16>(ch, params, tma_a, tma_b, stream);
+  StreamKParams sk;
+  if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma && ch.sm90.stream_k.sk_items > 0) {
+    if (Status s = stream_k_workspace(ch, stream, &workspace, &sk); !s) return s;
+  }
+  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, sk, stream)
+                                                    : run<DataType::kBF16>(ch, params, tma_a, tma_b, sk, stream);
   if (e == cudaSuccess && ch.splits > 1) {
     e = sm80::split_k_reduce(workspace.get<float>(), ch.splits, p.m, p.n, p.batch, epilogue, stream);
   }

@@ -83,6 +83,30 @@ void choose_splits(KernelProblem const& p, int tile_m, int tile_n, int tile_k, i
   *splits = (k_tiles + *per_split - 1) / *per_split;
 }
 
+// Stream-K for the TMA kernel (tessel/gemm/stream_k.hpp), when whole tiles would leave more
+// than a tenth of the SMs idle in the last wave: with fewer tiles than SMs, all tiles are
+// shared, on as many blocks as give each a range of at least kMinStreamKTiles K tiles (none if
+// that is no more blocks than tiles); with more, the last wave and one full wave before it
+// are shared by every SM (if each range still gets kMinStreamKTiles). Example: 128x4096x4096 in 128x128 tiles, 32 tiles of 64 K tiles on
+// 132 SMs -> 132 ranges of 15-16 K tiles, each tile summed from 4-5 blocks' partials.
+constexpr int kMinStreamKTiles = 4;
+constexpr double kFullWave = 0.9;
+
+StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, int sms) {
+  const long long items = ceil_div((long long)p.m, tile_m) * ceil_div((long long)p.n, tile_n) * p.batch;
+  const long long k_tiles = ceil_div((long long)p.k, tile_k);
+  const long long waves = ceil_div(items, (long long)sms);
+  if (items == 0 || k_tiles == 0 || items > (1 << 30) || items >= kFullWave * double(waves * sms)) return {};
+  StreamKSchedule s;
+  s.items = int(items), s.k_tiles = int(k_tiles);
+  s.sk_items = int(items < sms ? items : items % sms + sms);
+  s.blocks = int(std::min<long long>(sms, (long long)s.sk_items * k_tiles / kMinStreamKTiles));
+  // Fewer tiles than SMs: worth it only on more blocks than tiles. More: the data-parallel
+  // waves need every SM.
+  if (items < sms ? s.blocks <= items : s.blocks < sms) return {};
+  return s;
+}
+
 }  // namespace
 
 bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90::TmaMapParams* out, bool* broadcast) {
@@ -175,9 +199,9 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     const bool forced = !args.config.empty();
     const bool maps = p.k == 0 || (map_or_stage(p.a, p, c.tile_m, forced, &t.a, &t.a_broadcast, &t.a_staged) &&
                                    map_or_stage(p.b, p, c.tile_n, forced, &t.b, &t.b_broadcast, &t.b_staged));
-    if (maps) {
-      *out = {p, GemmKernel::kSm90Tma, {}, t, 1, 1};
-      choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
+    if (maps) {  // stream-K where whole tiles leave SMs idle; never split-K
+      t.stream_k = choose_stream_k(p, c.tile_m, c.tile_n, c.tile_k, sms);
+      *out = {p, GemmKernel::kSm90Tma, {}, t, 1, std::max(1, int(ceil_div((long long)p.k, c.tile_k)))};
       return {};
     }
     if (!args.config.empty()) {
@@ -202,7 +226,8 @@ GemmPlan describe(Choice const& ch) {
   if (ch.kernel == GemmKernel::kSm90Tma) {
     const bool staged = ch.sm90.a_staged.on || ch.sm90.b_staged.on;
     auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
-    return {c.name, "tma" + split, staged ? "TMA+staged" : "TMA", ch.problem.swapped, ch.splits,
+    return {c.name, ch.sm90.stream_k.sk_items > 0 ? "tma+streamk" : "tma", staged ? "TMA+staged" : "TMA",
+            ch.problem.swapped, ch.splits,
             "sm90_tma_warp_specialized", c.ping_pong ? "ping-pong persistent" : "cooperative persistent"};
   }
   return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,

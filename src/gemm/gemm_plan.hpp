@@ -13,9 +13,11 @@
 //      sm80 kernel runs it. Elsewhere the sm80 kernel, with 16-byte cp.async where the
 //      operands allow it and the narrow path where not
 //   4. a tile configuration (the override, or the heuristic); for sm80, interior or edge variant
-//   5. split-K when the output tiles would leave most SMs idle and K is deep: the kernel writes
-//      each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce sums
-//      them in order and applies the epilogue
+//   5. sm80: split-K when the output tiles would leave most SMs idle and K is deep: the kernel
+//      writes each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce
+//      sums them in order and applies the epilogue. The TMA kernel: stream-K instead, when the
+//      last wave of tiles would leave SMs idle (tessel/gemm/stream_k.hpp: the blocks share
+//      the last tiles' K tiles and the last contributor of each tile adds the partials)
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include "gemm/instances_sm80.hpp"
 #include "runtime/device_info.hpp"
 #include "runtime/tma_map.hpp"
+#include "tessel/gemm/stream_k.hpp"
 #include "tessel/runtime/gemm.hpp"
 
 namespace tessel::gemm_detail {
@@ -62,6 +65,7 @@ struct TmaChoice {
   sm90::TmaMapParams a, b;
   bool a_broadcast = false, b_broadcast = false;  // batch stride 0: a map of one batch
   StagedOperand a_staged, b_staged;
+  StreamKSchedule stream_k;  // sk_items == 0: whole tiles only (its blocks and items set at launch)
 };
 
 struct Choice {
@@ -69,7 +73,7 @@ struct Choice {
   GemmKernel kernel;
   sm80::KernelChoice sm80;  // kernel == kSm80
   TmaChoice sm90;           // kernel == kSm90Tma
-  int splits;               // K slices (1: none)
+  int splits;               // K slices (1: none; always 1 on the TMA kernel, which has stream-K)
   int k_tiles_per_split;    // K tiles each slice accumulates
 };
 

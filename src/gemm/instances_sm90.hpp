@@ -6,16 +6,17 @@
 #include <cuda_runtime_api.h>
 
 #include "tessel/gemm/matrix_operand_sm90.hpp"
+#include "tessel/gemm/stream_k.hpp"
 #include "tessel/gemm/tile_loader.hpp"
 #include "tessel/types.hpp"
 
 namespace tessel::sm90 {
 
 // Launches configuration `config` (an index into kTmaTileConfigs) on A and B's maps (encoded
-// for that configuration's tile: gemm_plan.hpp). cudaErrorNotSupported where libtessel has
-// no sm_90a code.
+// for that configuration's tile: gemm_plan.hpp), with stream-K when sk has stream-K items.
+// cudaErrorNotSupported where libtessel has no sm_90a code.
 template <DataType Input, Major A, Major B>
 cudaError_t run_gemm_tma(int config, GemmParams const& params, int batch, cudaStream_t stream, TmaMatrix const& a,
-                         TmaMatrix const& b);
+                         TmaMatrix const& b, StreamKParams const& sk);
 
 }  // namespace tessel::sm90

@@ -308,11 +308,17 @@ TEST(GemmApi, PlanSplitsOnlyDeepProblemsWithFewTiles) {
   args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 32);
   GemmPlan p;
   ASSERT_TRUE(plan(args, &p).ok());
-  EXPECT_GT(p.split_k, 1);
-  EXPECT_NE(p.variant.find("splitk"), std::string::npos) << p.variant;
+  if (sm90_kernel_runs()) {  // the TMA kernel shares the K tiles among the blocks instead
+    EXPECT_EQ(p.split_k, 1);
+    EXPECT_EQ(p.variant, "tma+streamk");
+  } else {
+    EXPECT_GT(p.split_k, 1);
+    EXPECT_NE(p.variant.find("splitk"), std::string::npos) << p.variant;
+  }
   args.m = args.n = 4096, args.k = 4096, args.lda = args.ldb = args.ldd = 4096;
   ASSERT_TRUE(plan(args, &p).ok());
   EXPECT_EQ(p.split_k, 1);
+  EXPECT_EQ(p.variant.find("streamk"), std::string::npos) << p.variant;
 }
 
 // ---- plan() says which kernel runs ----
@@ -402,8 +408,9 @@ TEST_P(GemmSm90Config, EpilogueAndBatches) {
   run_case(Case{.m = 128, .n = 128, .k = 64, .pad = 8, .config = c}, 38);
 }
 
-// Deep K with few tiles is split; the fixed-order reduction gives the same bits every run.
-TEST_P(GemmSm90Config, SplitKIsDeterministic) {
+// Deep K with few tiles runs stream-K; the fix-up's fixed-order sum gives the same bits every
+// run, whichever block finishes last.
+TEST_P(GemmSm90Config, StreamKIsDeterministic) {
   const std::string c = GetParam();
   run_case(Case{.m = 64, .n = 96, .k = 8192, .d_layout = kCol, .out = DataType::kF16, .alpha = 0.5f, .beta = 1.0f,
                 .bias = true, .act = Activation::kReLU, .config = c},
@@ -421,14 +428,31 @@ TEST_P(GemmSm90Config, SplitKIsDeterministic) {
   args.a = a.ptr, args.b = b.ptr, args.d = d.ptr;
   GemmPlan p;
   ASSERT_TRUE(plan(args, &p).ok());
-  EXPECT_GT(p.split_k, 1) << p.variant;
+  EXPECT_EQ(p.variant, "tma+streamk");
   std::vector<float> first(size_t(m) * n), again(size_t(m) * n);
-  for (int run = 0; run < 3; ++run) {
+  for (int run = 0; run < 5; ++run) {
     ASSERT_TRUE(gemm(args, nullptr).ok());
     ASSERT_EQ(cudaMemcpy(run == 0 ? first.data() : again.data(), d.ptr, first.size() * 4, cudaMemcpyDeviceToHost),
               cudaSuccess);
     if (run > 0) EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size() * 4), 0) << "run " << run;
   }
+}
+
+// Stream-K's shapes: a tile or two past a whole wave (the last wave and one before are shared,
+// the waves before run whole tiles), few tiles with K not a multiple of the tile, batches
+// (items of several batches share a block's range), bias and C through the fix-up.
+TEST_P(GemmSm90Config, StreamKShapes) {
+  const std::string c = GetParam();
+  const bool tall = c.find("_64x") == std::string::npos;  // tile rows: 128, else 64
+  const int rows = tall ? 128 * 19 : 64 * 19, cols = c.find("x256x") != std::string::npos ? 256 * 7 : 128 * 7;
+  run_case(Case{.m = rows, .n = cols, .k = 200, .config = c}, 81);  // 133 tiles of 4 K tiles
+  run_case(Case{.m = 200, .n = 136, .k = 3001, .a_layout = kCol, .out = DataType::kBF16, .alpha = 0.5f,
+                .beta = 1.0f, .bias = true, .act = Activation::kGELU, .config = c},
+           82);
+  run_case(Case{.m = 72, .n = 264, .k = 2056, .batch = 3, .d_layout = kCol, .out = DataType::kF16, .bias = true,
+                .config = c, .broadcast_b = true},
+           83);
+  run_case(Case{.m = 17, .n = 40, .k = 4160, .b_layout = kRow, .beta = 2.0f, .c_is_d = true, .config = c}, 84);
 }
 
 // Operands the TMA engine cannot read (rows, pointers or batch strides that are not 16

@@ -231,6 +231,16 @@ TEST(PlanFuzz, Gemm) {
       ASSERT_LT(ch.sm90.config, sm90::kNumTmaTileConfigs);
       const sm90::TmaTileConfigInfo& c = sm90::kTmaTileConfigs[ch.sm90.config];
       tile_k = c.tile_k;
+      EXPECT_EQ(ch.splits, 1) << "the TMA kernel has stream-K, not split-K";
+      if (const StreamKSchedule& sk = ch.sm90.stream_k; sk.sk_items > 0) {
+        EXPECT_TRUE(sk.valid());
+        EXPECT_LE(sk.blocks, device.sms);
+        EXPECT_EQ(sk.items, ((ch.problem.m + c.tile_m - 1LL) / c.tile_m) * ((ch.problem.n + c.tile_n - 1LL) / c.tile_n) *
+                                g.batch);
+        EXPECT_EQ(sk.k_tiles, (ch.problem.k + c.tile_k - 1) / c.tile_k);
+        EXPECT_GE(sk.sk_iterations(), 4LL * sk.blocks) << "ranges of at least 4 K tiles";
+        if (sk.items >= device.sms) EXPECT_EQ(sk.blocks, device.sms);
+      }
       if (ch.problem.k > 0) {  // each map is valid and covers its operand: (K, MN) or (MN, K)
         const gemm_detail::OperandView* views[2] = {&ch.problem.a, &ch.problem.b};
         const sm90::TmaMapParams* maps[2] = {&ch.sm90.a, &ch.sm90.b};

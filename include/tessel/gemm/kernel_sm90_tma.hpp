@@ -12,8 +12,9 @@
 //   epilogue  the MMA warpgroups alone, as in kernel_sm90.hpp (named barriers)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
-// Persistent: one block per SM walks the work items (tile, split) blockIdx.x, + gridDim.x, ...
-// and the epilogue stages its tile in shared memory of its own, past the ring, so the producer
+// Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
+// and with stream-K a contiguous range of K tiles across the last tiles, finished by the
+// fix-up below), and the epilogue stages its tile in shared memory of its own, past the ring, so the producer
 // loads the next item's K tiles while the MMA warps store this one. For short reductions
 // (1x1 layers: one to a few K tiles per tile), where a block's life is mostly load latency
 // and epilogue, this overlap is what keeps the memory busy. Otherwise two blocks per SM, one
@@ -33,6 +34,7 @@
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
+#include "stream_k.hpp"
 #include "tile_loader.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
 #include "tessel/arch/sm90/registers.hpp"
@@ -49,19 +51,67 @@ inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
 inline constexpr int kTmaKernelThreads = Config::kThreads + (kTmaRegisterHandoff<Config> ? 128 : 32);
 // Shared memory: the ring, the epilogue's tile (over the ring unless persistent), then
-// full[Stages], empty[Stages] and turn[2].
+// full[Stages], empty[Stages], turn[2] and last[2] (stream-K: this warpgroup's fix-up is the last).
 template <class Config, bool Persistent>
 inline constexpr int kTmaKernelStagingOffset = Persistent ? Config::kSmemBytesAB : 0;
 template <class Config, bool Persistent>
 inline constexpr int kTmaKernelBarrierOffset =
     Persistent ? Config::kSmemBytesAB + Config::kSmemBytesC : Config::kSmemBytes;
 template <class Config, bool Persistent>
-inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persistent> + (2 * Config::kStages + 2) * 8;
+inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persistent> + (2 * Config::kStages + 3) * 8;
+
+#if defined(__CUDACC__)
+namespace detail {
+// Stream-K's fix-up (stream_k.hpp) of a segment that is part of stream-K item t: this block's
+// partial acc into its workspace slot; then, by the item's counter, true when this block is the
+// item's last contributor, acc then holding the sum of every contributor's partial in block
+// order (its own read back like the others). Run by the Config::kEpilogueThreads threads that
+// own the tile (named barrier 1, or 1 + wg in ping-pong); *last is their shared flag.
+template <class Config>
+__device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (&acc)[Config::kAccumulators], int wg,
+                               int* last) {
+  constexpr int kThreads = Config::kEpilogueThreads, kVecs = Config::kAccumulators / 4;
+  constexpr long long kSlotFloats = (long long)kThreads * Config::kAccumulators;
+  const int barrier = Config::kPingPong ? 1 + wg : 1;
+  const int thread = int(threadIdx.x) % kThreads;
+  auto partial = [&](int block, int s) {  // (kVecs, kThreads) float4: each warp's accesses coalesced
+    return reinterpret_cast<float4*>(sk.partials + (2LL * block + s) * kSlotFloats);
+  };
+  float4* mine = partial(int(blockIdx.x), slot);
+#pragma unroll
+  for (int i = 0; i < kVecs; ++i) {
+    mine[i * kThreads + thread] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+  }
+  __threadfence();  // the partial is visible device-wide before the counter moves
+  const int first = sk.schedule.first_contributor(t), contributors = sk.schedule.last_contributor(t) - first + 1;
+  named_barrier<kThreads>(barrier);
+  if (thread == 0) *last = atomicAdd(&sk.counters[t], 1) == contributors - 1;
+  named_barrier<kThreads>(barrier);
+  if (!*last) return false;
+  __threadfence();
+  float4 const* part = partial(first, sk.schedule.slot_of(first, t));
+#pragma unroll
+  for (int i = 0; i < kVecs; ++i) {
+    const float4 v = __ldcg(&part[i * kThreads + thread]);  // from L2: written by other SMs
+    acc[4 * i] = v.x, acc[4 * i + 1] = v.y, acc[4 * i + 2] = v.z, acc[4 * i + 3] = v.w;
+  }
+  for (int b = first + 1; b < first + contributors; ++b) {
+    part = partial(b, sk.schedule.slot_of(b, t));
+#pragma unroll
+    for (int i = 0; i < kVecs; ++i) {
+      const float4 v = __ldcg(&part[i * kThreads + thread]);
+      acc[4 * i] += v.x, acc[4 * i + 1] += v.y, acc[4 * i + 2] += v.z, acc[4 * i + 3] += v.w;
+    }
+  }
+  return true;
+}
+}  // namespace detail
+#endif
 
 #if defined(__CUDACC__)
 template <class Config, bool Persistent, class ASource, class BSource>
 __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
-    gemm_kernel_sm90_tma(GemmParams p, int items, const __grid_constant__ ASource a_source,
+    gemm_kernel_sm90_tma(GemmParams p, const __grid_constant__ StreamKParams sk, const __grid_constant__ ASource a_source,
                          const __grid_constant__ BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
@@ -72,6 +122,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kTmaKernelBarrierOffset<Config, Persistent>);  // (Stages)
   auto* empty = full + kStages;                                                                        // (Stages)
   auto* turn = empty + kStages;  // (2) ping-pong: warpgroup w may begin its next mainloop
+  auto* last = reinterpret_cast<int*>(turn + 2);  // (2) stream-K: warpgroup w's fix-up was the item's last
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);  // the producer's arrive_expect_tx, then the bytes
@@ -83,12 +134,17 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   __syncthreads();
 
   // Persistent: items = tiles * layers; item = z * tiles + x, with x the tile (rasterized) and
-  // z = batch * splits + split, as the grid of the other form.
+  // z = batch * splits + split, as the grid of the other form; the block's segments of them
+  // come from the stream-K schedule (all data-parallel without stream-K). Otherwise the block's
+  // one tile, by its grid position.
   const int tiles_mn = ((p.m + Config::kTileM - 1) / Config::kTileM) * ((p.n + Config::kTileN - 1) / Config::kTileN);
-  if (!Persistent) items = 1;
-  const int first = Persistent ? int(blockIdx.x) : 0, step = Persistent ? int(gridDim.x) : 1;
-  auto work = [&](int item) {
-    return Persistent ? block_work<Config>(p, item % tiles_mn, item / tiles_mn) : block_work<Config>(p);
+  const StreamKSchedule schedule = Persistent ? sk.schedule : StreamKSchedule{1, 1, 0, 0};
+  const int block = Persistent ? int(blockIdx.x) : 0;
+  auto work = [&](WorkSegment const& s) {
+    if (!Persistent) return block_work<Config>(p);
+    BlockWork w = block_work<Config>(p, s.item % tiles_mn, s.item / tiles_mn);
+    if (s.item >= schedule.dp_items()) w.tile_begin = s.k_begin, w.tile_end = s.k_end;  // a stream-K segment
+    return w;
   };
   unsigned char* smem_b = smem + kStages * Config::kStageBytesA;
 
@@ -96,8 +152,9 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     if constexpr (kTmaRegisterHandoff<Config>) setmaxnreg_decrease<40>();
     if (int(threadIdx.x) != Config::kThreads) return;
     int stage = 0, round = 0;
-    for (int item = first; item < items; item += step) {
-      const auto [tile, batch, tile_begin, tile_end] = work(item);
+    auto cursor = schedule.start(block);
+    for (WorkSegment seg; schedule.next(cursor, &seg);) {
+      const auto [tile, batch, tile_begin, tile_end] = work(seg);
       auto a_tiles = a_source.tiles(tile.m * Config::kTileM, tile_begin, batch);
       auto b_tiles = b_source.tiles(tile.n * Config::kTileN, tile_begin, batch);
       for (int t = tile_begin; t < tile_end; ++t) {
@@ -130,8 +187,10 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   // phase two ahead (mbarrier.hpp).
   int stage = 0, round = 0;
   int mine = 0;  // ping-pong: items of this warpgroup so far
-  for (int item = first, j = 0; item < items; item += step, ++j) {
-    const auto [tile, batch, tile_begin, tile_end] = work(item);
+  auto cursor = schedule.start(block);
+  int j = 0;
+  for (WorkSegment seg; schedule.next(cursor, &seg); ++j) {
+    const auto [tile, batch, tile_begin, tile_end] = work(seg);
     if constexpr (Config::kPingPong) {
       if (j % 2 != wg) {
         stage += tile_end > tile_begin ? tile_end - tile_begin : 0;
@@ -162,21 +221,27 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
 
     // Staging: over the ring once both warpgroups are done reading it (every box has landed:
     // each was waited for); or, persistent, once the previous item's stores have read it.
-    const int z = Persistent ? item / tiles_mn : int(blockIdx.z);
+    // Stream-K: a part of an item is stored only by the item's last contributor, summed.
+    if (Persistent && seg.slot >= 0 &&
+        !detail::stream_k_fixup<Config>(sk, seg.item - schedule.dp_items(), seg.slot, acc, wg, last + wg)) {
+      continue;
+    }
+    const int z = Persistent ? seg.item / tiles_mn : int(blockIdx.z);
     detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
                                        wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
                                        p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
   }
 #else
-  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, items, a_source, b_source);
+  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, sk, a_source, b_source);
 #endif
 }
 
 // Non-persistent: one block per output tile, one grid layer per batch and K split, as
-// launch_gemm_sm80. Persistent: one block per SM (fewer if there are fewer items).
+// launch_gemm_sm80. Persistent: the stream-K schedule's blocks when sk has stream-K items
+// (p.splits == 1), else one block per SM (fewer if there are fewer items), data-parallel.
 template <class Config, bool Persistent, class ASource, class BSource>
 cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a,
-                                 BSource const& b) {
+                                 BSource const& b, StreamKParams sk = {}) {
   auto kernel = gemm_kernel_sm90_tma<Config, Persistent, ASource, BSource>;
   constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>;
   static_assert(kSmem <= 227 * 1024, "launch_gemm_sm90_tma: more than 227 KiB of shared memory per block");
@@ -190,13 +255,16 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
   dim3 grid(unsigned(tiles), 1, unsigned(layers));
   const long long items = tiles * layers;
   if constexpr (Persistent) {
-    int device = 0, sms = 0;
-    if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-      return e;
-    grid = dim3(unsigned(items < sms ? items : sms), 1, 1);
+    if (sk.schedule.sk_items == 0) {
+      int device = 0, sms = 0;
+      if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+      if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+        return e;
+      sk.schedule = {int(items < sms ? items : sms), int(items), (p.k + Config::kTileK - 1) / Config::kTileK, 0};
+    }
+    grid = dim3(unsigned(sk.schedule.blocks), 1, 1);
   }
-  kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, int(items), a, b);
+  kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, a, b);
   return cudaGetLastError();
 }
 #endif

@@ -103,9 +103,11 @@ Status validate(const GemmArguments& args);
 // Validates first. Without a GPU it plans for an H100 with this build's kernels.
 struct GemmPlan {
   std::string config;   // a name from gemm_config_names()
-  std::string variant;  // sm80: "interior" (tile multiples, nothing predicated) or "edge";
-                        // sm90: "tma" (the engine zero-fills the edges); with "+splitk<n>"
-                        // when K is cut into n slices summed by a second kernel
+  std::string variant;  // sm80: "interior" (tile multiples, nothing predicated) or "edge", with
+                        // "+splitk<n>" when K is cut into n slices summed by a second kernel;
+                        // sm90: "tma" (the engine zero-fills the edges), "tma+streamk" when
+                        // the blocks share the last tiles' K tiles (a stream-ordered fp32
+                        // workspace of 2 tiles per SM for the call)
   std::string access;   // global loads: "TMA", "16B" (cp.async of 8 elements) or "2B" (narrow path)
   bool swapped = false; // computed as D^T = B^T A^T (column-major D)
   int split_k = 1;      // K slices; above 1, gemm() takes a stream-ordered fp32 workspace of
