@@ -86,6 +86,7 @@ __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (
   const int first = sk.schedule.first_contributor(t), contributors = sk.schedule.last_contributor(t) - first + 1;
   named_barrier<kThreads>(barrier);
   if (thread == 0) *last = atomicAdd(&sk.counters[t], 1) == contributors - 1;
+  __syncwarp();  // warp 0 whole again before bar.sync (an aligned barrier: without it, the block hangs)
   named_barrier<kThreads>(barrier);
   if (!*last) return false;
   __threadfence();
