@@ -86,7 +86,7 @@ __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (
   const int first = sk.schedule.first_contributor(t), contributors = sk.schedule.last_contributor(t) - first + 1;
   named_barrier<kThreads>(barrier);
   if (thread == 0) *last = atomicAdd(&sk.counters[t], 1) == contributors - 1;
-  __syncwarp();  // warp 0 whole again before bar.sync (an aligned barrier: without it, the block hangs)
+  __syncwarp();
   named_barrier<kThreads>(barrier);
   if (!*last) return false;
   __threadfence();
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kTmaKernelBarrierOffset<Config, Persistent>);  // (Stages)
   auto* empty = full + kStages;                                                                        // (Stages)
   auto* turn = empty + kStages;  // (2) ping-pong: warpgroup w may begin its next mainloop
-  auto* last = reinterpret_cast<int*>(turn + 2);  // (2) stream-K: warpgroup w's fix-up was the item's last
+  auto* last = reinterpret_cast<int*>(turn + 2);  // (2) stream-K: the fix-up was the item's last (per warpgroup in ping-pong)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);  // the producer's arrive_expect_tx, then the bytes
@@ -224,7 +224,8 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     // each was waited for); or, persistent, once the previous item's stores have read it.
     // Stream-K: a part of an item is stored only by the item's last contributor, summed.
     if (Persistent && seg.slot >= 0 &&
-        !detail::stream_k_fixup<Config>(sk, seg.item - schedule.dp_items(), seg.slot, acc, wg, last + wg)) {
+        !detail::stream_k_fixup<Config>(sk, seg.item - schedule.dp_items(), seg.slot, acc, wg,
+                                        last + (Config::kPingPong ? wg : 0))) {
       continue;
     }
     const int z = Persistent ? seg.item / tiles_mn : int(blockIdx.z);
