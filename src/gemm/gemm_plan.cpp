@@ -84,12 +84,13 @@ void choose_splits(KernelProblem const& p, int tile_m, int tile_n, int tile_k, i
 }
 
 // Stream-K for the TMA kernel (tessel/gemm/stream_k.hpp), when whole tiles would leave more
-// than a tenth of the SMs idle in the last wave: with fewer tiles than SMs, all tiles are
-// shared, on as many blocks as give each a range of at least kMinStreamKTiles K tiles (none if
-// that is no more blocks than tiles); with more, the last wave and one full wave before it
-// are shared by every SM (if each range still gets kMinStreamKTiles). Example: 128x4096x4096 in 128x128 tiles, 32 tiles of 64 K tiles on
-// 132 SMs -> 132 ranges of 15-16 K tiles, each tile summed from 4-5 blocks' partials.
-constexpr int kMinStreamKTiles = 4;
+// than a tenth of the SMs idle in the last wave.
+//   fewer tiles than SMs: sliced, each tile cut into as many K slices as fill the SMs once,
+//     each of at least kMinSliceTiles K tiles (none if that is fewer than 2). Example:
+//     128x4096x4096 in 128x128 tiles, 32 tiles of 64 K tiles on 132 SMs -> 4 slices of 16
+//   more: the last wave and one full wave before it are shared by every SM as stream-K ranges,
+//     if each range gets at least kMinStreamKTiles K tiles
+constexpr int kMinSliceTiles = 8, kMinStreamKTiles = 4;
 constexpr double kFullWave = 0.9;
 
 StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, int sms) {
@@ -98,13 +99,15 @@ StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, 
   const long long waves = ceil_div(items, (long long)sms);
   if (items == 0 || k_tiles == 0 || items > (1 << 30) || items >= kFullWave * double(waves * sms)) return {};
   StreamKSchedule s;
-  s.items = int(items), s.k_tiles = int(k_tiles);
-  s.sk_items = int(items < sms ? items : items % sms + sms);
-  s.blocks = int(std::min<long long>(sms, (long long)s.sk_items * k_tiles / kMinStreamKTiles));
-  // Fewer tiles than SMs: worth it only on more blocks than tiles. More: the data-parallel
-  // waves need every SM.
-  if (items < sms ? s.blocks <= items : s.blocks < sms) return {};
-  return s;
+  s.items = int(items), s.k_tiles = int(k_tiles), s.sk_items = int(items);
+  if (items < sms) {
+    s.splits = int(std::min<long long>(sms / items, k_tiles / kMinSliceTiles));
+    s.blocks = s.items * s.splits;
+    return s.splits >= 2 ? s : StreamKSchedule{};
+  }
+  s.sk_items = int(items % sms + sms);
+  s.blocks = sms;
+  return (long long)s.sk_items * k_tiles >= (long long)kMinStreamKTiles * sms ? s : StreamKSchedule{};
 }
 
 }  // namespace

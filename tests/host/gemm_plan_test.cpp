@@ -160,22 +160,23 @@ TEST(GemmPlanH100, MapsFollowTheMajor) {
   EXPECT_EQ(ch.sm90.b.box[1], std::uint32_t(sm90::kTmaTileConfigs[ch.sm90.config].tile_n));
 }
 
-// Stream-K where whole tiles leave SMs idle: few tiles with a deep K (all shared), or a last
-// wave far from full (it and one wave before are shared); never split-K on the TMA kernel.
+// Stream-K where whole tiles leave SMs idle: few tiles with a deep K (sliced), or a last wave
+// far from full (it and one wave before are shared as ranges); never split-K on the TMA kernel.
 TEST(GemmPlanH100, FewTilesOrAPartialLastWaveRunStreamK) {
   gemm_detail::Choice ch;
   ASSERT_TRUE(gemm_detail::choose(packed(128, 4096, 4096), kH100, &ch).ok());
   EXPECT_EQ(gemm_detail::describe(ch).variant, "tma+streamk");
   EXPECT_EQ(ch.splits, 1);
-  const StreamKSchedule& s = ch.sm90.stream_k;
+  const StreamKSchedule& s = ch.sm90.stream_k;  // sliced: 32 tiles x 4 K slices of 16 K tiles
   EXPECT_TRUE(s.valid());
-  EXPECT_EQ(s.blocks, 132);
-  EXPECT_EQ(s.items, 32);  // 128x128 tiles
-  EXPECT_EQ(s.sk_items, 32);
+  EXPECT_EQ(s.items, 32);
+  EXPECT_EQ(s.splits, 4);
+  EXPECT_EQ(s.blocks, 128);
   EXPECT_EQ(s.k_tiles, 64);
 
   ASSERT_TRUE(gemm_detail::choose(packed(128 * 19, 128 * 7, 512), kH100, &ch).ok());  // 133 tiles: 2 waves
   EXPECT_EQ(ch.sm90.stream_k.sk_items, 133);
+  EXPECT_EQ(ch.sm90.stream_k.splits, 1);
   EXPECT_EQ(ch.sm90.stream_k.blocks, 132);
 
   for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{8192, 8192, 8192}, std::tuple{1024, 1024, 1024},

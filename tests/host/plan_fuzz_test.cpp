@@ -238,8 +238,13 @@ TEST(PlanFuzz, Gemm) {
         EXPECT_EQ(sk.items, ((ch.problem.m + c.tile_m - 1LL) / c.tile_m) * ((ch.problem.n + c.tile_n - 1LL) / c.tile_n) *
                                 g.batch);
         EXPECT_EQ(sk.k_tiles, (ch.problem.k + c.tile_k - 1) / c.tile_k);
-        EXPECT_GE(sk.sk_iterations(), 4LL * sk.blocks) << "ranges of at least 4 K tiles";
-        if (sk.items >= device.sms) EXPECT_EQ(sk.blocks, device.sms);
+        if (sk.splits > 1) {
+          EXPECT_LT(sk.items, device.sms);
+          EXPECT_GE(sk.k_tiles, 8 * sk.splits) << "slices of at least 8 K tiles";
+        } else {
+          EXPECT_GE(sk.sk_iterations(), 4LL * sk.blocks) << "ranges of at least 4 K tiles";
+          EXPECT_EQ(sk.blocks, device.sms);
+        }
       }
       if (ch.problem.k > 0) {  // each map is valid and covers its operand: (K, MN) or (MN, K)
         const gemm_detail::OperandView* views[2] = {&ch.problem.a, &ch.problem.b};

@@ -3,6 +3,7 @@
 // actually compute: checked by walking every block's segments, as the kernel does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -34,11 +35,12 @@ void check_partition(StreamKSchedule const& s) {
       previous_item = seg.item;
       for (int k = seg.k_begin; k < seg.k_end; ++k) ++covered[size_t(seg.item) * s.k_tiles + k];
       const bool whole = seg.k_begin == 0 && seg.k_end == s.k_tiles;
-      EXPECT_EQ(seg.slot < 0, whole);
+      EXPECT_EQ(seg.slot < 0, whole && s.splits == 1);
       if (seg.item < s.dp_items()) {
         EXPECT_TRUE(whole) << "data-parallel items are whole";
         EXPECT_EQ(seg.item % s.blocks, b) << "round robin";
       }
+      if (s.splits > 1) EXPECT_EQ(seg.item, b % s.items) << "sliced: one slice of item b % items";
       if (seg.slot >= 0) {
         EXPECT_TRUE(slots.insert(seg.slot).second) << "block " << b << " uses slot " << seg.slot << " twice";
         const int t = seg.item - s.dp_items();
@@ -52,15 +54,18 @@ void check_partition(StreamKSchedule const& s) {
     ASSERT_EQ(covered[i], 1) << "item " << i / s.k_tiles << " K tile " << i % s.k_tiles;
   }
   for (int t = 0; t < s.sk_items; ++t) {
-    const int first = s.first_contributor(t), last = s.last_contributor(t);
     auto it = contributors.find(t);
     if (it == contributors.end()) {  // one block computed it whole
-      EXPECT_EQ(first, last) << "item " << t;
+      EXPECT_EQ(s.contributors(t), 1) << "item " << t;
       continue;
     }
     std::vector<int> expected;
-    for (int b = first; b <= last; ++b) expected.push_back(b);
-    EXPECT_EQ(it->second, expected) << "stream-K item " << t << ": the contributors are consecutive blocks";
+    for (int j = 0; j < s.contributors(t); ++j) expected.push_back(s.contributor(t, j));
+    std::vector<int> walked = it->second;
+    std::sort(walked.begin(), walked.end());
+    EXPECT_EQ(walked, expected) << "stream-K item " << t << ": the blocks that wrote a partial";
+    // The sum runs in K order: each contributor's slice begins where the one before ended.
+    EXPECT_TRUE(std::is_sorted(expected.begin(), expected.end()) || s.splits > 1);
   }
 }
 
@@ -85,11 +90,8 @@ TEST(StreamK, WithoutStreamKItemsEveryBlockWalksWholeTilesRoundRobin) {
   check_partition(s);
 }
 
-// The shapes the GEMM plans (gemm_plan.cpp): few tiles on 132 SMs, and the last wave plus one.
+// Ranges as the GEMM plans them (gemm_plan.cpp) on 132 SMs: the last wave plus one.
 TEST(StreamK, PlannedShapes) {
-  check_partition({132, 32, 64, 32});        // 128x4096x4096 in 128x128 tiles
-  check_partition({132, 4, 1024, 4});        // 256x256x65536
-  check_partition({132, 64, 1024, 64});      // 1024x1024x65536
   check_partition({132, 133, 8, 133});       // one tile past a wave: all shared
   check_partition({132, 1024 + 100, 64, 100 + 132});  // data-parallel waves, then two shared
 }
@@ -102,6 +104,29 @@ TEST(StreamK, EdgeCases) {
   check_partition({1, 5, 7, 5});
   check_partition({131, 17, 97, 17});
   check_partition({2, 3, 1, 2});
+}
+
+// Sliced: 3 items of 10 K tiles in 4 slices on 12 blocks; block b takes slice b / 3 of item
+// b % 3, and item t is summed from blocks t, t + 3, t + 6, t + 9.
+TEST(StreamK, SlicedItems) {
+  const StreamKSchedule s{12, 3, 10, 3, 4};
+  ASSERT_TRUE(s.valid());
+  auto cursor = s.start(7);
+  WorkSegment seg;
+  ASSERT_TRUE(s.next(cursor, &seg));
+  EXPECT_EQ(seg.item, 1);
+  EXPECT_EQ(seg.k_begin, 5);  // slice 2 of 10 K tiles in 4: [5, 7)
+  EXPECT_EQ(seg.k_end, 7);
+  EXPECT_EQ(seg.slot, 0);
+  EXPECT_FALSE(s.next(cursor, &seg));
+  EXPECT_EQ(s.contributors(1), 4);
+  EXPECT_EQ(s.contributor(1, 3), 10);
+  check_partition(s);
+  check_partition({128, 32, 64, 32, 4});   // 128x4096x4096: 4 slices of 16
+  check_partition({132, 4, 1024, 4, 33});  // 256x256x65536
+  check_partition({2, 1, 2, 1, 2});
+  EXPECT_FALSE((StreamKSchedule{12, 3, 3, 3, 4}.valid()));  // an empty slice
+  EXPECT_FALSE((StreamKSchedule{11, 3, 10, 3, 4}.valid()));  // blocks != items * splits
 }
 
 // A block with an empty range would break the contributors' count: such a schedule is invalid.
@@ -119,6 +144,9 @@ TEST(StreamK, RandomSchedulesPartitionExactly) {
     StreamKSchedule s;
     s.blocks = pick(1, 140), s.items = pick(1, 400), s.k_tiles = pick(1, 300);
     s.sk_items = pick(0, 2) == 0 ? 0 : pick(1, s.items);
+    if (pick(0, 3) == 0) {  // sliced
+      s.sk_items = s.items = pick(1, 40), s.splits = pick(2, 8), s.blocks = s.items * s.splits;
+    }
     if (!s.valid()) continue;
     check_partition(s);
     if (HasFailure()) return;

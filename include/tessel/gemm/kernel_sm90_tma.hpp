@@ -64,8 +64,8 @@ inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persi
 namespace detail {
 // Stream-K's fix-up (stream_k.hpp) of a segment that is part of stream-K item t: this block's
 // partial acc into its workspace slot; then, by the item's counter, true when this block is the
-// item's last contributor, acc then holding the sum of every contributor's partial in block
-// order (its own read back like the others). Run by the Config::kEpilogueThreads threads that
+// item's last contributor, acc then holding the sum of every contributor's partial in the
+// schedule's contributor order (its own read back like the others). Run by the Config::kEpilogueThreads threads that
 // own the tile (named barrier 1, or 1 + wg in ping-pong); *last is their shared flag.
 template <class Config>
 __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (&acc)[Config::kAccumulators], int wg,
@@ -83,20 +83,22 @@ __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (
     mine[i * kThreads + thread] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
   }
   __threadfence();  // the partial is visible device-wide before the counter moves
-  const int first = sk.schedule.first_contributor(t), contributors = sk.schedule.last_contributor(t) - first + 1;
+  const int contributors = sk.schedule.contributors(t);
   named_barrier<kThreads>(barrier);
   if (thread == 0) *last = atomicAdd(&sk.counters[t], 1) == contributors - 1;
   __syncwarp();
   named_barrier<kThreads>(barrier);
   if (!*last) return false;
   __threadfence();
-  float4 const* part = partial(first, sk.schedule.slot_of(first, t));
+  int b = sk.schedule.contributor(t, 0);
+  float4 const* part = partial(b, sk.schedule.slot_of(b, t));
 #pragma unroll
   for (int i = 0; i < kVecs; ++i) {
     const float4 v = __ldcg(&part[i * kThreads + thread]);  // from L2: written by other SMs
     acc[4 * i] = v.x, acc[4 * i + 1] = v.y, acc[4 * i + 2] = v.z, acc[4 * i + 3] = v.w;
   }
-  for (int b = first + 1; b < first + contributors; ++b) {
+  for (int j = 1; j < contributors; ++j) {
+    b = sk.schedule.contributor(t, j);
     part = partial(b, sk.schedule.slot_of(b, t));
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {

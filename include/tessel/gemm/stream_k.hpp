@@ -16,6 +16,12 @@
 //
 // Example: 2 items of 6 K tiles on 4 blocks: iterations 0..11, ranges [0,3) [3,6) [6,9) [9,12);
 // item 0 = blocks 0 (slot 1) and 1 (slot 0), item 1 = blocks 2 (slot 1) and 3 (slot 0).
+//
+// Sliced (splits > 1, for fewer items than SMs with a deep K): every item is cut into `splits`
+// equal K slices, block b computing slice b / items of item b % items, with the same fix-up
+// (slot 0; contributors b, b + items, ...). Blocks that run at the same time then read the
+// same K tiles of neighbouring items, which L2 shares; ranges across item boundaries do not
+// (1024x1024x65536 ran at half the speed as stream-K ranges).
 #pragma once
 
 #include "tessel/layout/config.hpp"
@@ -33,11 +39,13 @@ struct StreamKSchedule {
   int items = 0;     // output tiles, batches included
   int k_tiles = 0;   // K tiles per item
   int sk_items = 0;  // the last sk_items items are stream-K (0: every item data-parallel)
+  int splits = 1;    // > 1: sliced (all items stream-K, blocks = items * splits)
 
   // Every block's stream-K range holds at least one iteration (so an item's contributors are
   // consecutive blocks): at least as many stream-K iterations as blocks.
   TESSEL_HOST_DEVICE bool valid() const {
-    return blocks >= 1 && items >= 0 && k_tiles >= 0 && sk_items >= 0 && sk_items <= items &&
+    if (splits > 1) return sk_items == items && items >= 1 && blocks == items * splits && k_tiles >= splits;
+    return splits == 1 && blocks >= 1 && items >= 0 && k_tiles >= 0 && sk_items >= 0 && sk_items <= items &&
            (sk_items == 0 || sk_iterations() >= blocks);
   }
   TESSEL_HOST_DEVICE int dp_items() const { return items - sk_items; }
@@ -47,11 +55,22 @@ struct StreamKSchedule {
   // The block whose range holds stream-K iteration i: the largest b with sk_begin(b) <= i.
   TESSEL_HOST_DEVICE int block_of(long long i) const { return int(((i + 1) * blocks - 1) / sk_iterations()); }
 
-  // Contributors of stream-K item t (0 <= t < sk_items: item dp_items() + t): blocks
-  // first_contributor(t) .. last_contributor(t); slot_of(b, t) is where block b's partial lies.
+  // The contributors of stream-K item t (0 <= t < sk_items: item dp_items() + t), in the order
+  // their partials are added: contributor(t, 0 .. contributors(t) - 1); slot_of(b, t) is where
+  // block b's partial lies.
   TESSEL_HOST_DEVICE int first_contributor(int t) const { return block_of((long long)t * k_tiles); }
   TESSEL_HOST_DEVICE int last_contributor(int t) const { return block_of((long long)(t + 1) * k_tiles - 1); }
-  TESSEL_HOST_DEVICE int slot_of(int b, int t) const { return sk_begin(b) > (long long)t * k_tiles ? 0 : 1; }
+  TESSEL_HOST_DEVICE int contributors(int t) const {
+    return splits > 1 ? splits : last_contributor(t) - first_contributor(t) + 1;
+  }
+  TESSEL_HOST_DEVICE int contributor(int t, int j) const {
+    return splits > 1 ? t + j * items : first_contributor(t) + j;
+  }
+  TESSEL_HOST_DEVICE int slot_of(int b, int t) const {
+    return splits > 1 || sk_begin(b) > (long long)t * k_tiles ? 0 : 1;
+  }
+  // Sliced: the first K tile of slice j.
+  TESSEL_HOST_DEVICE int slice_begin(int j) const { return int((long long)k_tiles * j / splits); }
 
   // Walks block b's segments in order: its data-parallel items, then its stream-K range cut
   // at item boundaries.
@@ -61,8 +80,18 @@ struct StreamKSchedule {
     int dp_item;
     long long sk_at, sk_end;
   };
-  TESSEL_HOST_DEVICE Cursor start(int b) const { return {b, sk_items > 0 ? sk_begin(b) : 0, sk_items > 0 ? sk_begin(b + 1) : 0}; }
+  TESSEL_HOST_DEVICE Cursor start(int b) const {
+    if (splits > 1) return {b, 0, 1};  // one segment
+    return {b, sk_items > 0 ? sk_begin(b) : 0, sk_items > 0 ? sk_begin(b + 1) : 0};
+  }
   TESSEL_HOST_DEVICE bool next(Cursor& c, WorkSegment* s) const {
+    if (splits > 1) {
+      if (c.sk_at >= c.sk_end) return false;
+      c.sk_at = c.sk_end;
+      const int slice = c.dp_item / items;
+      *s = {c.dp_item % items, slice_begin(slice), slice_begin(slice + 1), 0};
+      return true;
+    }
     if (c.dp_item < dp_items()) {
       *s = {c.dp_item, 0, k_tiles, -1};
       c.dp_item += blocks;
