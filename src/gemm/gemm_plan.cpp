@@ -85,22 +85,30 @@ void choose_splits(KernelProblem const& p, int tile_m, int tile_n, int tile_k, i
 
 // Stream-K for the TMA kernel (tessel/gemm/stream_k.hpp), when whole tiles would leave more
 // than a tenth of the SMs idle in the last wave.
-//   fewer tiles than SMs: sliced, each tile cut into as many K slices as fill the SMs once,
-//     each of at least kMinSliceTiles K tiles (none if that is fewer than 2). Example:
-//     128x4096x4096 in 128x128 tiles, 32 tiles of 64 K tiles on 132 SMs -> 4 slices of 16
-//   more: the last wave and one full wave before it are shared by every SM as stream-K ranges,
-//     if each range gets at least kMinStreamKTiles K tiles
+//   fewer tiles than SMs, but at least a third as many: sliced, each tile cut into as many K
+//     slices as fill the SMs once (2 or 3), each of at least kMinSliceTiles K tiles. Example:
+//     1024x1024x65536 in 128x128 tiles, 64 tiles -> 2 slices of 512 K tiles (measured 1.01 of
+//     cuBLAS against 0.83 with split-K and its reduction kernel). With fewer tiles the fix-up,
+//     one block reading every slice's partial, costs more than the reduction kernel
+//     (256x256x65536, 33 slices: 72 us against 39): split-K is planned there
+//   more tiles than SMs: the last wave and one full wave before it are shared by every SM as
+//     stream-K ranges, if each range gets at least kMinStreamKTiles K tiles
 constexpr int kMinSliceTiles = 8, kMinStreamKTiles = 4;
 constexpr double kFullWave = 0.9;
 
-StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, int sms) {
+StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, DeviceInfo const& device) {
+  const int sms = device.sms;
   const long long items = ceil_div((long long)p.m, tile_m) * ceil_div((long long)p.n, tile_n) * p.batch;
   const long long k_tiles = ceil_div((long long)p.k, tile_k);
   const long long waves = ceil_div(items, (long long)sms);
-  if (items == 0 || k_tiles == 0 || items > (1 << 30) || items >= kFullWave * double(waves * sms)) return {};
+  if (!device.stream_k || items == 0 || k_tiles == 0 || items > (1 << 30) ||
+      items >= kFullWave * double(waves * sms)) {
+    return {};
+  }
   StreamKSchedule s;
   s.items = int(items), s.k_tiles = int(k_tiles), s.sk_items = int(items);
   if (items < sms) {
+    if (3 * items < sms) return {};
     s.splits = int(std::min<long long>(sms / items, k_tiles / kMinSliceTiles));
     s.blocks = s.items * s.splits;
     return s.splits >= 2 ? s : StreamKSchedule{};
@@ -202,9 +210,14 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     const bool forced = !args.config.empty();
     const bool maps = p.k == 0 || (map_or_stage(p.a, p, c.tile_m, forced, &t.a, &t.a_broadcast, &t.a_staged) &&
                                    map_or_stage(p.b, p, c.tile_n, forced, &t.b, &t.b_broadcast, &t.b_staged));
-    if (maps) {  // stream-K where whole tiles leave SMs idle; never split-K
-      t.stream_k = choose_stream_k(p, c.tile_m, c.tile_n, c.tile_k, sms);
-      *out = {p, GemmKernel::kSm90Tma, {}, t, 1, std::max(1, int(ceil_div((long long)p.k, c.tile_k)))};
+    if (maps) {  // stream-K where whole tiles leave SMs idle, else split-K where K is deep
+      t.stream_k = choose_stream_k(p, c.tile_m, c.tile_n, c.tile_k, device);
+      *out = {p, GemmKernel::kSm90Tma, {}, t, 1, 1};
+      if (t.stream_k.sk_items > 0) {
+        out->k_tiles_per_split = std::max(1, int(ceil_div((long long)p.k, c.tile_k)));
+      } else {
+        choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
+      }
       return {};
     }
     if (!args.config.empty()) {
@@ -229,7 +242,7 @@ GemmPlan describe(Choice const& ch) {
   if (ch.kernel == GemmKernel::kSm90Tma) {
     const bool staged = ch.sm90.a_staged.on || ch.sm90.b_staged.on;
     auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
-    return {c.name, ch.sm90.stream_k.sk_items > 0 ? "tma+streamk" : "tma", staged ? "TMA+staged" : "TMA",
+    return {c.name, ch.sm90.stream_k.sk_items > 0 ? "tma+streamk" : "tma" + split, staged ? "TMA+staged" : "TMA",
             ch.problem.swapped, ch.splits,
             "sm90_tma_warp_specialized", c.ping_pong ? "ping-pong persistent" : "cooperative persistent"};
   }

@@ -13,11 +13,12 @@
 //      sm80 kernel runs it. Elsewhere the sm80 kernel, with 16-byte cp.async where the
 //      operands allow it and the narrow path where not
 //   4. a tile configuration (the override, or the heuristic); for sm80, interior or edge variant
-//   5. sm80: split-K when the output tiles would leave most SMs idle and K is deep: the kernel
+//   5. the TMA kernel: stream-K when the last wave of tiles would leave SMs idle and stream-K
+//      measured faster (tessel/gemm/stream_k.hpp: the blocks share the last tiles' K tiles and
+//      the last contributor of each tile adds the partials, in the kernel). Otherwise, and on
+//      sm80: split-K when the output tiles would leave most SMs idle and K is deep: the kernel
 //      writes each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce
-//      sums them in order and applies the epilogue. The TMA kernel: stream-K instead, when the
-//      last wave of tiles would leave SMs idle (tessel/gemm/stream_k.hpp: the blocks share
-//      the last tiles' K tiles and the last contributor of each tile adds the partials)
+//      sums them in order and applies the epilogue
 #pragma once
 
 #include <cstdint>
@@ -73,7 +74,7 @@ struct Choice {
   GemmKernel kernel;
   sm80::KernelChoice sm80;  // kernel == kSm80
   TmaChoice sm90;           // kernel == kSm90Tma
-  int splits;               // K slices (1: none; always 1 on the TMA kernel, which has stream-K)
+  int splits;               // K slices (1: none; 1 when the TMA kernel runs stream-K)
   int k_tiles_per_split;    // K tiles each slice accumulates
 };
 

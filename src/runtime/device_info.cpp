@@ -11,10 +11,14 @@
 namespace tessel {
 
 namespace {
+bool unset_or_zero(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value == nullptr || std::strcmp(value, "0") == 0;
+}
+
 bool sm90_kernels_enabled() {
 #if defined(TESSEL_HAS_SM90A)
-  const char* disable = std::getenv("TESSEL_DISABLE_SM90");
-  return disable == nullptr || std::strcmp(disable, "0") == 0;
+  return unset_or_zero("TESSEL_DISABLE_SM90");
 #else
   return false;
 #endif
@@ -24,6 +28,7 @@ bool sm90_kernels_enabled() {
 DeviceInfo planning_device_without_gpu() {
   DeviceInfo d;
   d.sm90_kernels = sm90_kernels_enabled();
+  d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
   return d;
 }
 
@@ -44,6 +49,7 @@ Status current_device(const char* who, DeviceInfo* out) {
   }
   d.sm90_kernels = sm90_kernels_enabled();
   d.tma_encoder = d.wgmma() && sm90::tma_encoders_available();
+  d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
   *out = d;
   return {};
 }

@@ -308,13 +308,8 @@ TEST(GemmApi, PlanSplitsOnlyDeepProblemsWithFewTiles) {
   args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 32);
   GemmPlan p;
   ASSERT_TRUE(plan(args, &p).ok());
-  if (sm90_kernel_runs()) {  // the TMA kernel shares the K tiles among the blocks instead
-    EXPECT_EQ(p.split_k, 1);
-    EXPECT_EQ(p.variant, "tma+streamk");
-  } else {
-    EXPECT_GT(p.split_k, 1);
-    EXPECT_NE(p.variant.find("splitk"), std::string::npos) << p.variant;
-  }
+  EXPECT_GT(p.split_k, 1);
+  EXPECT_NE(p.variant.find("splitk"), std::string::npos) << p.variant;
   args.m = args.n = 4096, args.k = 4096, args.lda = args.ldb = args.ldd = 4096;
   ASSERT_TRUE(plan(args, &p).ok());
   EXPECT_EQ(p.split_k, 1);
@@ -408,14 +403,9 @@ TEST_P(GemmSm90Config, EpilogueAndBatches) {
   run_case(Case{.m = 128, .n = 128, .k = 64, .pad = 8, .config = c}, 38);
 }
 
-// Deep K with few tiles runs stream-K; the fix-up's fixed-order sum gives the same bits every
-// run, whichever block finishes last.
-TEST_P(GemmSm90Config, StreamKIsDeterministic) {
-  const std::string c = GetParam();
-  run_case(Case{.m = 64, .n = 96, .k = 8192, .d_layout = kCol, .out = DataType::kF16, .alpha = 0.5f, .beta = 1.0f,
-                .bias = true, .act = Activation::kReLU, .config = c},
-           41);
-  const int m = 200, n = 136, k = 16384;
+// The same bits from gemm() every run (split-K or stream-K, whatever is planned).
+void expect_same_bits_every_run(int m, int n, int k, std::string const& c) {
+  SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
   DeviceBuffer a(size_t(m) * k * 2), b(size_t(n) * k * 2), d(size_t(m) * n * 4);
   std::vector<float> values(size_t(std::max(m, n)) * k);
   std::mt19937 rng(42);
@@ -428,7 +418,7 @@ TEST_P(GemmSm90Config, StreamKIsDeterministic) {
   args.a = a.ptr, args.b = b.ptr, args.d = d.ptr;
   GemmPlan p;
   ASSERT_TRUE(plan(args, &p).ok());
-  EXPECT_EQ(p.variant, "tma+streamk");
+  SCOPED_TRACE(p.config + "/" + p.variant);
   std::vector<float> first(size_t(m) * n), again(size_t(m) * n);
   for (int run = 0; run < 5; ++run) {
     ASSERT_TRUE(gemm(args, nullptr).ok());
@@ -438,14 +428,37 @@ TEST_P(GemmSm90Config, StreamKIsDeterministic) {
   }
 }
 
-// Stream-K's shapes: a tile or two past a whole wave (the last wave and one before are shared,
-// the waves before run whole tiles), few tiles with K not a multiple of the tile, batches
-// (items of several batches share a block's range), bias and C through the fix-up.
+// Deep K with few tiles runs split-K or stream-K; the fixed-order sums (the reduction kernel's,
+// the fix-up's) give the same bits every run, whichever block finishes last.
+TEST_P(GemmSm90Config, SplitKAndStreamKAreDeterministic) {
+  const std::string c = GetParam();
+  run_case(Case{.m = 64, .n = 96, .k = 8192, .d_layout = kCol, .out = DataType::kF16, .alpha = 0.5f, .beta = 1.0f,
+                .bias = true, .act = Activation::kReLU, .config = c},
+           41);
+  for (auto [m, n, k] : {std::tuple{200, 136, 16384}, std::tuple{1024, 1024, 4096}}) {
+    expect_same_bits_every_run(m, n, k, c);
+  }
+}
+
+// Stream-K's shapes: a tile past a whole wave (the last wave and one before are shared as
+// ranges, the waves before run whole tiles); 44 tiles in 2 K slices (sliced), K not a multiple
+// of the tile; few tiles (split-K), batches, bias and C through the fix-up and the reduction.
 TEST_P(GemmSm90Config, StreamKShapes) {
   const std::string c = GetParam();
-  const bool tall = c.find("_64x") == std::string::npos;  // tile rows: 128, else 64
-  const int rows = tall ? 128 * 19 : 64 * 19, cols = c.find("x256x") != std::string::npos ? 256 * 7 : 128 * 7;
-  run_case(Case{.m = rows, .n = cols, .k = 200, .config = c}, 81);  // 133 tiles of 4 K tiles
+  const int tile_m = c.find("_64x") == std::string::npos ? 128 : 64;
+  const int tile_n = c.find("x256x") != std::string::npos ? 256 : 128;
+  Case ranges{.m = tile_m * 19, .n = tile_n * 7, .k = 200, .config = c};  // 133 tiles of 4 K tiles
+  Case sliced{.m = tile_m * 11, .n = tile_n * 4, .k = 1040, .out = DataType::kF16, .bias = true, .config = c};
+  for (auto const& t : {ranges, sliced}) {
+    GemmArguments args;
+    args.m = t.m, args.n = t.n, args.k = t.k, args.lda = t.k, args.ldb = t.k, args.ldd = t.n, args.config = c;
+    args.a = args.b = args.d = reinterpret_cast<void*>(std::uintptr_t(1) << 20);
+    GemmPlan p;
+    ASSERT_TRUE(plan(args, &p).ok());
+    EXPECT_EQ(p.variant, "tma+streamk") << t.describe();
+  }
+  run_case(ranges, 81);
+  run_case(sliced, 85);
   run_case(Case{.m = 200, .n = 136, .k = 3001, .a_layout = kCol, .out = DataType::kBF16, .alpha = 0.5f,
                 .beta = 1.0f, .bias = true, .act = Activation::kGELU, .config = c},
            82);

@@ -161,23 +161,28 @@ TEST(GemmPlanH100, MapsFollowTheMajor) {
 }
 
 // Stream-K where whole tiles leave SMs idle: few tiles with a deep K (sliced), or a last wave
-// far from full (it and one wave before are shared as ranges); never split-K on the TMA kernel.
-TEST(GemmPlanH100, FewTilesOrAPartialLastWaveRunStreamK) {
+// Stream-K where whole tiles leave SMs idle and it measured faster: between a third and all of
+// the SMs' worth of tiles with a deep K (sliced), or a last wave far from full (it and one
+// wave before are shared as ranges). Fewer tiles keep split-K and its reduction kernel.
+TEST(GemmPlanH100, StreamKWhereTilesLeaveSmsIdle) {
   gemm_detail::Choice ch;
-  ASSERT_TRUE(gemm_detail::choose(packed(128, 4096, 4096), kH100, &ch).ok());
+  ASSERT_TRUE(gemm_detail::choose(packed(1024, 1024, 65536), kH100, &ch).ok());
   EXPECT_EQ(gemm_detail::describe(ch).variant, "tma+streamk");
   EXPECT_EQ(ch.splits, 1);
-  const StreamKSchedule& s = ch.sm90.stream_k;  // sliced: 32 tiles x 4 K slices of 16 K tiles
+  const StreamKSchedule& s = ch.sm90.stream_k;  // sliced: 64 tiles x 2 K slices of 512 K tiles
   EXPECT_TRUE(s.valid());
-  EXPECT_EQ(s.items, 32);
-  EXPECT_EQ(s.splits, 4);
+  EXPECT_EQ(s.items, 64);
+  EXPECT_EQ(s.splits, 2);
   EXPECT_EQ(s.blocks, 128);
-  EXPECT_EQ(s.k_tiles, 64);
+  EXPECT_EQ(s.k_tiles, 1024);
 
   ASSERT_TRUE(gemm_detail::choose(packed(128 * 19, 128 * 7, 512), kH100, &ch).ok());  // 133 tiles: 2 waves
   EXPECT_EQ(ch.sm90.stream_k.sk_items, 133);
   EXPECT_EQ(ch.sm90.stream_k.splits, 1);
   EXPECT_EQ(ch.sm90.stream_k.blocks, 132);
+  DeviceInfo off = kH100;
+  off.stream_k = false;
+  EXPECT_EQ(plan_of(packed(128 * 19, 128 * 7, 512), off).variant, "tma");
 
   for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{8192, 8192, 8192}, std::tuple{1024, 1024, 1024},
                          std::tuple{128, 4096, 128}}) {  // full last waves; K too short to share
@@ -185,8 +190,10 @@ TEST(GemmPlanH100, FewTilesOrAPartialLastWaveRunStreamK) {
     EXPECT_EQ(ch.sm90.stream_k.sk_items, 0) << m << "x" << n << "x" << k;
     EXPECT_EQ(gemm_detail::describe(ch).variant, "tma");
   }
-  EXPECT_EQ(plan_of(packed(256, 256, 65536), kH100).split_k, 1);
-  EXPECT_GT(plan_of(packed(256, 256, 65536), kA100).split_k, 1);  // the sm80 kernel still splits
+  GemmPlan few = plan_of(packed(256, 256, 65536), kH100);  // 4 tiles: split-K
+  EXPECT_GT(few.split_k, 1);
+  EXPECT_EQ(few.variant, "tma+splitk" + std::to_string(few.split_k));
+  EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).variant.substr(0, 10), "tma+splitk");
 }
 
 }  // namespace

@@ -35,11 +35,13 @@ DeviceInfo random_device(Rng& rng) {
   d.cc_major = cc / 10, d.cc_minor = cc % 10;
   d.sm90_kernels = testing::chance(rng, 0.8);
   d.tma_encoder = d.wgmma() && testing::chance(rng, 0.9);
+  d.stream_k = testing::chance(rng, 0.9);
   return d;
 }
 std::string describe(const DeviceInfo& d) {
   return std::to_string(d.sms) + " SMs, sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
-         (d.sm90_kernels ? "" : ", TESSEL_DISABLE_SM90") + (d.tma_encoder ? "" : ", no TMA encoder");
+         (d.sm90_kernels ? "" : ", TESSEL_DISABLE_SM90") + (d.tma_encoder ? "" : ", no TMA encoder") +
+         (d.stream_k ? "" : ", TESSEL_DISABLE_STREAM_K");
 }
 
 // A fake address (never dereferenced: planning only looks at alignment) in its own 64 GiB
@@ -231,8 +233,9 @@ TEST(PlanFuzz, Gemm) {
       ASSERT_LT(ch.sm90.config, sm90::kNumTmaTileConfigs);
       const sm90::TmaTileConfigInfo& c = sm90::kTmaTileConfigs[ch.sm90.config];
       tile_k = c.tile_k;
-      EXPECT_EQ(ch.splits, 1) << "the TMA kernel has stream-K, not split-K";
       if (const StreamKSchedule& sk = ch.sm90.stream_k; sk.sk_items > 0) {
+        EXPECT_TRUE(device.stream_k);
+        EXPECT_EQ(ch.splits, 1) << "stream-K or split-K, not both";
         EXPECT_TRUE(sk.valid());
         EXPECT_LE(sk.blocks, device.sms);
         EXPECT_EQ(sk.items, ((ch.problem.m + c.tile_m - 1LL) / c.tile_m) * ((ch.problem.n + c.tile_n - 1LL) / c.tile_n) *
@@ -240,6 +243,7 @@ TEST(PlanFuzz, Gemm) {
         EXPECT_EQ(sk.k_tiles, (ch.problem.k + c.tile_k - 1) / c.tile_k);
         if (sk.splits > 1) {
           EXPECT_LT(sk.items, device.sms);
+          EXPECT_GE(3 * sk.items, device.sms);
           EXPECT_GE(sk.k_tiles, 8 * sk.splits) << "slices of at least 8 K tiles";
         } else {
           EXPECT_GE(sk.sk_iterations(), 4LL * sk.blocks) << "ranges of at least 4 K tiles";
