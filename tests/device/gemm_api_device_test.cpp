@@ -452,9 +452,11 @@ TEST_P(GemmSm90Config, StreamKShapes) {
   for (auto const& t : {ranges, sliced}) {
     GemmArguments args;
     args.m = t.m, args.n = t.n, args.k = t.k, args.lda = t.k, args.ldb = t.k, args.ldd = t.n, args.config = c;
-    args.a = args.b = args.d = reinterpret_cast<void*>(std::uintptr_t(1) << 20);
+    args.a = reinterpret_cast<void*>(std::uintptr_t(1) << 32), args.b = reinterpret_cast<void*>(std::uintptr_t(2) << 32);
+    args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 32);
     GemmPlan p;
-    ASSERT_TRUE(plan(args, &p).ok());
+    Status s = plan(args, &p);
+    ASSERT_TRUE(s.ok()) << s.message();
     EXPECT_EQ(p.variant, "tma+streamk") << t.describe();
   }
   run_case(ranges, 81);
