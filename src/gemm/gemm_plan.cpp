@@ -87,12 +87,13 @@ void choose_splits(KernelProblem const& p, int tile_m, int tile_n, int tile_k, i
 // than a tenth of the SMs idle in the last wave.
 //   fewer tiles than SMs, but at least a third as many: sliced, each tile cut into as many K
 //     slices as fill the SMs once (2 or 3), each of at least kMinSliceTiles K tiles. Example:
-//     1024x1024x65536 in 128x128 tiles, 64 tiles -> 2 slices of 512 K tiles (measured 1.01 of
-//     cuBLAS against 0.83 with split-K and its reduction kernel). With fewer tiles the fix-up,
-//     one block reading every slice's partial, costs more than the reduction kernel
+//     1024x1024x65536 in 128x128 tiles, 64 tiles -> 2 slices of 512 K tiles (measured as fast
+//     as split-K with its reduction kernel: 236.6 against 243.3 us). With fewer tiles the
+//     fix-up, one block reading every slice's partial, costs more than the reduction kernel
 //     (256x256x65536, 33 slices: 72 us against 39): split-K is planned there
 //   more tiles than SMs: the last wave and one full wave before it are shared by every SM as
-//     stream-K ranges, if each range gets at least kMinStreamKTiles K tiles
+//     stream-K ranges, if each range gets at least kMinStreamKTiles K tiles (133 tiles of
+//     2432x896x4096: 49.6 us against 50.2 whole; docs/PERFORMANCE.md)
 constexpr int kMinSliceTiles = 8, kMinStreamKTiles = 4;
 constexpr double kFullWave = 0.9;
 
