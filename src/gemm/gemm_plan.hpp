@@ -14,8 +14,8 @@
 //      operands allow it and the narrow path where not
 //   4. a tile configuration (the override, or the heuristic); for sm80, interior or edge variant
 //   5. the TMA kernel: stream-K when the last wave of tiles would leave SMs idle, where it
-//      measured at least as fast (tessel/gemm/stream_k.hpp: the blocks share the last tiles' K tiles and
-//      the last contributor of each tile adds the partials, in the kernel). Otherwise, and on
+//      measured at least as fast (tessel/gemm/stream_k.hpp: the blocks share the last tiles'
+//      K tiles and the last contributor of each tile adds the partials). Otherwise, and on
 //      sm80: split-K when the output tiles would leave most SMs idle and K is deep: the kernel
 //      writes each K slice's fp32 partial sums to a stream-ordered workspace, split_k_reduce
 //      sums them in order and applies the epilogue
