@@ -1,6 +1,8 @@
 // The stream-K partition (include/tessel/gemm/stream_k.hpp) covers every K tile of every item
 // exactly once, and the fix-up's bookkeeping (contributors, slots) agrees with what the blocks
 // actually compute: checked by walking every block's segments, as the kernel does.
+#include "tessel/gemm/stream_k.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,8 +10,6 @@
 #include <random>
 #include <set>
 #include <vector>
-
-#include "tessel/gemm/stream_k.hpp"
 
 namespace tessel {
 namespace {
@@ -20,7 +20,8 @@ void check_partition(StreamKSchedule const& s) {
                std::to_string(s.sk_items) + " stream-K, " + std::to_string(s.blocks) + " blocks");
   ASSERT_TRUE(s.valid());
   std::vector<int> covered(size_t(s.items) * s.k_tiles, 0);
-  std::map<int, std::vector<int>> contributors;  // stream-K item -> blocks with a partial of it, in walk order
+  std::map<int, std::vector<int>>
+      contributors;  // stream-K item -> blocks with a partial of it, in walk order
   for (int b = 0; b < s.blocks; ++b) {
     auto cursor = s.start(b);
     std::set<int> slots;
@@ -42,7 +43,8 @@ void check_partition(StreamKSchedule const& s) {
       }
       if (s.splits > 1) EXPECT_EQ(seg.item, b % s.items) << "sliced: one slice of item b % items";
       if (seg.slot >= 0) {
-        EXPECT_TRUE(slots.insert(seg.slot).second) << "block " << b << " uses slot " << seg.slot << " twice";
+        EXPECT_TRUE(slots.insert(seg.slot).second)
+            << "block " << b << " uses slot " << seg.slot << " twice";
         const int t = seg.item - s.dp_items();
         ASSERT_GE(t, 0) << "a partial of a data-parallel item";
         EXPECT_EQ(s.slot_of(b, t), seg.slot);
@@ -92,7 +94,7 @@ TEST(StreamK, WithoutStreamKItemsEveryBlockWalksWholeTilesRoundRobin) {
 
 // Ranges as the GEMM plans them (gemm_plan.cpp) on 132 SMs: the last wave plus one.
 TEST(StreamK, PlannedShapes) {
-  check_partition({132, 133, 8, 133});       // one tile past a wave: all shared
+  check_partition({132, 133, 8, 133});                // one tile past a wave: all shared
   check_partition({132, 1024 + 100, 64, 100 + 132});  // data-parallel waves, then two shared
 }
 
@@ -125,7 +127,7 @@ TEST(StreamK, SlicedItems) {
   check_partition({128, 32, 64, 32, 4});   // 128x4096x4096: 4 slices of 16
   check_partition({132, 4, 1024, 4, 33});  // 256x256x65536
   check_partition({2, 1, 2, 1, 2});
-  EXPECT_FALSE((StreamKSchedule{12, 3, 3, 3, 4}.valid()));  // an empty slice
+  EXPECT_FALSE((StreamKSchedule{12, 3, 3, 3, 4}.valid()));   // an empty slice
   EXPECT_FALSE((StreamKSchedule{11, 3, 10, 3, 4}.valid()));  // blocks != items * splits
 }
 
@@ -133,7 +135,7 @@ TEST(StreamK, SlicedItems) {
 TEST(StreamK, MoreBlocksThanIterationsIsInvalid) {
   EXPECT_FALSE((StreamKSchedule{7, 1, 3, 1}.valid()));
   EXPECT_TRUE((StreamKSchedule{3, 1, 3, 1}.valid()));
-  EXPECT_TRUE((StreamKSchedule{7, 1, 3, 0}.valid()));  // no stream-K items: any number of blocks
+  EXPECT_TRUE((StreamKSchedule{7, 1, 3, 0}.valid()));   // no stream-K items: any number of blocks
   EXPECT_FALSE((StreamKSchedule{4, 2, 6, 3}.valid()));  // more stream-K items than items
 }
 

@@ -41,25 +41,30 @@ struct StreamKSchedule {
   int sk_items = 0;  // the last sk_items items are stream-K (0: every item data-parallel)
   int splits = 1;    // > 1: sliced (all items stream-K, blocks = items * splits)
 
-  // Every block's stream-K range holds at least one iteration (so an item's contributors are
-  // consecutive blocks): at least as many stream-K iterations as blocks.
+  // Ranges: every block's stream-K range holds at least one iteration (so an item's
+  // contributors are consecutive blocks). Sliced: one non-empty slice per block.
   TESSEL_HOST_DEVICE bool valid() const {
-    if (splits > 1) return sk_items == items && items >= 1 && blocks == items * splits && k_tiles >= splits;
-    return splits == 1 && blocks >= 1 && items >= 0 && k_tiles >= 0 && sk_items >= 0 && sk_items <= items &&
-           (sk_items == 0 || sk_iterations() >= blocks);
+    if (splits > 1)
+      return sk_items == items && items >= 1 && blocks == items * splits && k_tiles >= splits;
+    return splits == 1 && blocks >= 1 && items >= 0 && k_tiles >= 0 && sk_items >= 0 &&
+           sk_items <= items && (sk_items == 0 || sk_iterations() >= blocks);
   }
   TESSEL_HOST_DEVICE int dp_items() const { return items - sk_items; }
   TESSEL_HOST_DEVICE long long sk_iterations() const { return (long long)sk_items * k_tiles; }
   // The first stream-K iteration of block b (b = blocks: the end).
   TESSEL_HOST_DEVICE long long sk_begin(int b) const { return sk_iterations() * b / blocks; }
   // The block whose range holds stream-K iteration i: the largest b with sk_begin(b) <= i.
-  TESSEL_HOST_DEVICE int block_of(long long i) const { return int(((i + 1) * blocks - 1) / sk_iterations()); }
+  TESSEL_HOST_DEVICE int block_of(long long i) const {
+    return int(((i + 1) * blocks - 1) / sk_iterations());
+  }
 
   // The contributors of stream-K item t (0 <= t < sk_items: item dp_items() + t), in the order
   // their partials are added: contributor(t, 0 .. contributors(t) - 1); slot_of(b, t) is where
   // block b's partial lies.
   TESSEL_HOST_DEVICE int first_contributor(int t) const { return block_of((long long)t * k_tiles); }
-  TESSEL_HOST_DEVICE int last_contributor(int t) const { return block_of((long long)(t + 1) * k_tiles - 1); }
+  TESSEL_HOST_DEVICE int last_contributor(int t) const {
+    return block_of((long long)(t + 1) * k_tiles - 1);
+  }
   TESSEL_HOST_DEVICE int contributors(int t) const {
     return splits > 1 ? splits : last_contributor(t) - first_contributor(t) + 1;
   }
@@ -102,7 +107,10 @@ struct StreamKSchedule {
     const long long item_begin = (long long)t * k_tiles;
     const int k_begin = int(c.sk_at - item_begin);
     const int k_end = c.sk_end - item_begin < k_tiles ? int(c.sk_end - item_begin) : k_tiles;
-    *s = {dp_items() + t, k_begin, k_end, k_begin == 0 && k_end == k_tiles ? -1 : k_begin > 0 ? 0 : 1};
+    *s = {dp_items() + t, k_begin, k_end,
+          k_begin == 0 && k_end == k_tiles ? -1
+          : k_begin > 0                    ? 0
+                                           : 1};
     c.sk_at = item_begin + k_end;
     return true;
   }
