@@ -5,6 +5,7 @@
 
 #include "tessel/conv/activation_iterator.hpp"
 #include "tessel/conv/dgrad_operand_sm80.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 #include "tessel/runtime/gemm.hpp"
 
 namespace tessel::conv_detail {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tessel/conv/problem.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 #include "tessel/runtime/gemm.hpp"
 
 namespace tessel::testing {

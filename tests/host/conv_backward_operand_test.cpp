@@ -16,6 +16,7 @@
 
 #include "tessel/conv/dgrad_operand_sm80.hpp"
 #include "tessel/conv/wgrad_operand_sm80.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 #include "conv_test_util.hpp"
 
 namespace tessel {

@@ -14,6 +14,7 @@
 
 #include "tessel/conv/activation_iterator.hpp"
 #include "tessel/conv/problem.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 #include "conv_test_util.hpp"
 
 namespace tessel {

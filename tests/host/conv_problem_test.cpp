@@ -4,6 +4,7 @@
 #include <string>
 
 #include "tessel/conv/problem.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 
 namespace tessel {
 namespace {

@@ -13,6 +13,7 @@
 
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 
 namespace tessel {
 namespace {

@@ -18,6 +18,7 @@
 #include "gemm/gemm_plan.hpp"
 #include "gemm/tile_configs_sm80.hpp"
 #include "gemm/tile_configs_sm90.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 
 namespace tessel {
 namespace {

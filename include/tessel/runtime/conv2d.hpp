@@ -33,6 +33,7 @@
 #include <cuda_runtime_api.h>
 
 #include "tessel/conv/problem.hpp"
+#include "tessel/runtime/conv2d_problem_check.hpp"
 #include "tessel/runtime/status.hpp"
 #include "tessel/runtime/types.hpp"
 
