@@ -13,9 +13,9 @@
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
-// and with stream-K a contiguous range of K tiles across the last tiles, finished by the
-// fix-up below), and the epilogue stages its tile in shared memory of its own, past the ring, so the producer
-// loads the next item's K tiles while the MMA warps store this one. For short reductions
+// and with stream-K parts of the last tiles' K tiles, finished by the fix-up below), and the
+// epilogue stages its tile in shared memory of its own, past the ring, so the producer loads
+// the next item's K tiles while the MMA warps store this one. For short reductions
 // (1x1 layers: one to a few K tiles per tile), where a block's life is mostly load latency
 // and epilogue, this overlap is what keeps the memory busy. Otherwise two blocks per SM, one
 // item each, the epilogue staged over the ring. The persistent form also runs the ping-pong
@@ -51,7 +51,7 @@ inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
 inline constexpr int kTmaKernelThreads = Config::kThreads + (kTmaRegisterHandoff<Config> ? 128 : 32);
 // Shared memory: the ring, the epilogue's tile (over the ring unless persistent), then
-// full[Stages], empty[Stages], turn[2] and last[2] (stream-K: this warpgroup's fix-up is the last).
+// full[Stages], empty[Stages], turn[2] and last[2] (stream-K's flag).
 template <class Config, bool Persistent>
 inline constexpr int kTmaKernelStagingOffset = Persistent ? Config::kSmemBytesAB : 0;
 template <class Config, bool Persistent>
@@ -65,8 +65,9 @@ namespace detail {
 // Stream-K's fix-up (stream_k.hpp) of a segment that is part of stream-K item t: this block's
 // partial acc into its workspace slot; then, by the item's counter, true when this block is the
 // item's last contributor, acc then holding the sum of every contributor's partial in the
-// schedule's contributor order (its own read back like the others). Run by the Config::kEpilogueThreads threads that
-// own the tile (named barrier 1, or 1 + wg in ping-pong); *last is their shared flag.
+// schedule's contributor order (its own read back like the others). Run by the
+// Config::kEpilogueThreads threads that own the tile (named barrier 1, or 1 + wg in
+// ping-pong); *last is their shared flag.
 template <class Config>
 __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (&acc)[Config::kAccumulators], int wg,
                                int* last) {
@@ -125,7 +126,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kTmaKernelBarrierOffset<Config, Persistent>);  // (Stages)
   auto* empty = full + kStages;                                                                        // (Stages)
   auto* turn = empty + kStages;  // (2) ping-pong: warpgroup w may begin its next mainloop
-  auto* last = reinterpret_cast<int*>(turn + 2);  // (2) stream-K: the fix-up was the item's last (per warpgroup in ping-pong)
+  auto* last = reinterpret_cast<int*>(turn + 2);  // (2) stream-K: the fix-up was the last (one per ping-pong warpgroup)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);  // the producer's arrive_expect_tx, then the bytes
