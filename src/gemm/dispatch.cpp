@@ -64,12 +64,13 @@ bool encode_maps(Choice const& ch, const void* a, const void* b, TmaMatrix* tma_
 }
 
 // Stream-K's workspace (tessel/gemm/stream_k.hpp): the items' counters, zeroed, then two
-// fp32 tiles per block for the partials.
+// fp32 tiles per block for the partials (with clusters, the schedule's items and blocks are
+// pairs of tiles and clusters: one counter and two tiles per block of each).
 Status stream_k_workspace(Choice const& ch, cudaStream_t stream, StreamBuffer* buffer, StreamKParams* sk) {
   auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
   sk->schedule = ch.sm90.stream_k;
-  const size_t counter_bytes = (size_t(sk->schedule.sk_items) * sizeof(int) + 255) / 256 * 256;
-  const size_t partial_bytes = size_t(sk->schedule.blocks) * 2 * c.tile_m * c.tile_n * sizeof(float);
+  const size_t counter_bytes = (size_t(sk->schedule.sk_items) * c.cluster_m * sizeof(int) + 255) / 256 * 256;
+  const size_t partial_bytes = size_t(sk->schedule.blocks) * c.cluster_m * 2 * c.tile_m * c.tile_n * sizeof(float);
   if (Status s = buffer->allocate(counter_bytes + partial_bytes, "gemm", "the stream-K workspace"); !s) return s;
   sk->counters = buffer->get<int>();
   sk->partials = reinterpret_cast<float*>(buffer->get<char>() + counter_bytes);

@@ -209,15 +209,25 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     TmaChoice t;
     t.config = tma_config;
     const bool forced = !args.config.empty();
+    // With clusters, B's K tiles are loaded in halves (its map's box), and stream-K and split-K
+    // plan for clusters: pairs of tile rows on half as many "SMs".
+    const int cluster = c.cluster_m;
+    if (sms < cluster) {
+      return {StatusCode::kNotSupported, "config = \"" + args.config + "\" runs clusters of " +
+                                             std::to_string(cluster) + " blocks, and this device has " +
+                                             std::to_string(sms) + " SM"};
+    }
     const bool maps = p.k == 0 || (map_or_stage(p.a, p, c.tile_m, forced, &t.a, &t.a_broadcast, &t.a_staged) &&
-                                   map_or_stage(p.b, p, c.tile_n, forced, &t.b, &t.b_broadcast, &t.b_staged));
+                                   map_or_stage(p.b, p, c.tile_n / cluster, forced, &t.b, &t.b_broadcast, &t.b_staged));
     if (maps) {  // stream-K where whole tiles leave SMs idle, else split-K where K is deep
-      t.stream_k = choose_stream_k(p, c.tile_m, c.tile_n, c.tile_k, device);
+      DeviceInfo clusters = device;
+      clusters.sms = sms / cluster;
+      t.stream_k = choose_stream_k(p, c.tile_m * cluster, c.tile_n, c.tile_k, clusters);
       *out = {p, GemmKernel::kSm90Tma, {}, t, 1, 1};
       if (t.stream_k.sk_items > 0) {
         out->k_tiles_per_split = std::max(1, int(ceil_div((long long)p.k, c.tile_k)));
       } else {
-        choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
+        choose_splits(p, c.tile_m * cluster, c.tile_n, c.tile_k, clusters.sms, &out->splits, &out->k_tiles_per_split);
       }
       return {};
     }
@@ -245,7 +255,9 @@ GemmPlan describe(Choice const& ch) {
     auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
     return {c.name, ch.sm90.stream_k.sk_items > 0 ? "tma+streamk" : "tma" + split, staged ? "TMA+staged" : "TMA",
             ch.problem.swapped, ch.splits,
-            "sm90_tma_warp_specialized", c.ping_pong ? "ping-pong persistent" : "cooperative persistent"};
+            "sm90_tma_warp_specialized",
+            std::string(c.ping_pong ? "ping-pong persistent" : "cooperative persistent") +
+                (c.cluster_m > 1 ? ", clusters of " + std::to_string(c.cluster_m) + " along M (B multicast)" : "")};
   }
   return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,
           ch.sm80.narrow ? "2B" : "16B", ch.problem.swapped, ch.splits, "sm80_multistage", "one tile per block"};

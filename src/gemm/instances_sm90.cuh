@@ -19,10 +19,12 @@ cudaError_t run_gemm_tma_at(int config, GemmParams const& p, int batch, cudaStre
     static_assert(kTmaTileConfigs[Index].tile_m == Config::kTileM && kTmaTileConfigs[Index].tile_n == Config::kTileN &&
                       kTmaTileConfigs[Index].tile_k == Config::kTileK &&
                       kTmaTileConfigs[Index].stages == Config::kStages &&
-                      kTmaTileConfigs[Index].ping_pong == Config::kPingPong,
+                      kTmaTileConfigs[Index].ping_pong == Config::kPingPong &&
+                      kTmaTileConfigs[Index].cluster_m == Config::kClusterM,
                   "tile_configs_sm90: the table row and the shape type disagree");
     return launch_gemm_sm90_tma<Config, true>(p, batch, stream, MatrixTmaSource<A, Config::kTileM, Config::kTileK>{a},
-                                              MatrixTmaSource<B, Config::kTileN, Config::kTileK>{b}, sk);
+                                              MatrixTmaSource<B, Config::kTileN, Config::kTileK, Config::kClusterM>{b},
+                                              sk);
   }
 }
 #endif

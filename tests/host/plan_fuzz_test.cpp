@@ -223,8 +223,20 @@ TEST(PlanFuzz, Gemm) {
     const DeviceInfo device = random_device(rng);
     SCOPED_TRACE("gemm of seed " + std::to_string(kSeed + 1) + ": " + testing::describe(g) + " on " +
                  describe(device));
+    // A third of the problems force a configuration of either kernel: it is planned, or
+    // refused with a reason (an sm90 one without wgmma, a 16-byte one for a narrow problem).
+    if (testing::chance(rng, 0.3)) {
+      const std::vector<std::string> names = gemm_config_names();
+      g.config = names[testing::uniform(rng, 0, int(names.size()) - 1)];
+    }
     gemm_detail::Choice ch;
-    ASSERT_TRUE(gemm_detail::choose(g, device, &ch).ok());
+    if (Status s = gemm_detail::choose(g, device, &ch); !s) {
+      EXPECT_FALSE(g.config.empty()) << s.message();
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.message();
+      EXPECT_NE(s.message().find(g.config), std::string::npos) << s.message();
+      continue;
+    }
+    if (!g.config.empty()) EXPECT_EQ(gemm_detail::describe(ch).config, g.config);
     EXPECT_EQ(ch.problem.swapped, g.d_layout == MatrixLayout::kColumnMajor);
     EXPECT_EQ(ch.problem.m, ch.problem.swapped ? g.n : g.m);
     int tile_k = 0;
@@ -234,28 +246,30 @@ TEST(PlanFuzz, Gemm) {
       ASSERT_LT(ch.sm90.config, sm90::kNumTmaTileConfigs);
       const sm90::TmaTileConfigInfo& c = sm90::kTmaTileConfigs[ch.sm90.config];
       tile_k = c.tile_k;
+      // With clusters the schedule's items are pairs of tile rows and its blocks clusters.
+      const int tile_m = c.tile_m * c.cluster_m, clusters = device.sms / c.cluster_m;
       if (const StreamKSchedule& sk = ch.sm90.stream_k; sk.sk_items > 0) {
         EXPECT_TRUE(device.stream_k);
         EXPECT_EQ(ch.splits, 1) << "stream-K or split-K, not both";
         EXPECT_TRUE(sk.valid());
-        EXPECT_LE(sk.blocks, device.sms);
-        EXPECT_EQ(sk.items, ((ch.problem.m + c.tile_m - 1LL) / c.tile_m) * ((ch.problem.n + c.tile_n - 1LL) / c.tile_n) *
-                                g.batch);
+        EXPECT_LE(sk.blocks, clusters);
+        EXPECT_EQ(sk.items,
+                  ((ch.problem.m + tile_m - 1LL) / tile_m) * ((ch.problem.n + c.tile_n - 1LL) / c.tile_n) * g.batch);
         EXPECT_EQ(sk.k_tiles, (ch.problem.k + c.tile_k - 1) / c.tile_k);
         if (sk.splits > 1) {
-          EXPECT_LT(sk.items, device.sms);
-          EXPECT_GE(3 * sk.items, device.sms);
+          EXPECT_LT(sk.items, clusters);
+          EXPECT_GE(3 * sk.items, clusters);
           EXPECT_GE(sk.k_tiles, 8 * sk.splits) << "slices of at least 8 K tiles";
         } else {
           EXPECT_GE(sk.sk_iterations(), 4LL * sk.blocks) << "ranges of at least 4 K tiles";
-          EXPECT_EQ(sk.blocks, device.sms);
+          EXPECT_EQ(sk.blocks, clusters);
         }
       }
       if (ch.problem.k > 0) {  // each map is valid and covers its operand: (K, MN) or (MN, K)
         const gemm_detail::OperandView* views[2] = {&ch.problem.a, &ch.problem.b};
         const sm90::TmaMapParams* maps[2] = {&ch.sm90.a, &ch.sm90.b};
         const gemm_detail::StagedOperand* staged[2] = {&ch.sm90.a_staged, &ch.sm90.b_staged};
-        const int tiles_mn[2] = {c.tile_m, c.tile_n};
+        const int tiles_mn[2] = {c.tile_m, c.tile_n / c.cluster_m};  // B in halves with clusters
         for (int i = 0; i < 2; ++i) {
           const bool k_major = views[i]->major == Major::kK;
           EXPECT_EQ(sm90::tma_map_problem(*maps[i]), "");

@@ -68,7 +68,7 @@ enum class MmaSchedule { kCooperative, kPingPong };
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
           Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1,
           GmmaLayout LayoutA = GmmaLayout::kRing, GmmaLayout LayoutB = GmmaLayout::kRing,
-          MmaSchedule Schedule = MmaSchedule::kCooperative>
+          MmaSchedule Schedule = MmaSchedule::kCooperative, int ClusterM = 1>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
@@ -81,6 +81,14 @@ struct GemmConfigSm90 {
   static constexpr int kMmaInFlight = MmaInFlight;
   static constexpr Major kMajorA = MajorA, kMajorB = MajorB;
   static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
+  // Blocks per cluster along M (the persistent TMA kernel, kernel_sm90_tma.hpp): 2 runs tile
+  // rows 2i and 2i+1 of one column on a pair of blocks that load half of B each and multicast
+  // it into both (arch/sm90/cluster.hpp): L2 serves B once per pair.
+  static constexpr int kClusterM = ClusterM;
+  static_assert(ClusterM == 1 || ClusterM == 2, "GemmConfigSm90: clusters of 1 or 2 blocks along M");
+  static_assert(ClusterM == 1 || (MajorB == Major::kK ? TileN % 16 == 0 : TileN % 128 == 0),
+                "GemmConfigSm90: with a cluster of 2, B's stage splits into two halves of whole TMA boxes");
+  static_assert(kRasterGroup % ClusterM == 0, "GemmConfigSm90: the raster group holds whole clusters");
 
   // ---- two warpgroups. Cooperative: stacked along M for a 128-row tile, side by side along N
   // for 64 rows. Ping-pong: each the whole tile, as kWgMBlocks blocks of 64 rows.

@@ -22,6 +22,13 @@
 // schedule (config_sm90.hpp, MmaSchedule): the warpgroups take the items in turn, and one's
 // epilogue runs under the other's mainloop.
 //
+// Clusters (Config::kClusterM = 2, persistent only): the two blocks of a cluster walk the same
+// segments in lock step, on tile rows 2i and 2i+1 of one column, which share B's K tiles. Each
+// producer loads its own A and one half of B, which the engine multicasts into both blocks'
+// rings; full[stage] counts A and both halves, and empty[stage] both blocks' readers (a stage
+// is rewritten only when neither block reads it: each MMA warp arrives on both blocks' empty
+// barrier). L2 then serves B once per pair: 24 KiB per 128x128 tile and K tile, not 32.
+//
 // A TMA operand source gives the producer a stream of K tiles per work item:
 //   auto tiles = source.tiles(mn0, tile_begin, batch);   // tile's first row (A) or column (B),
 //                                                         // first K tile, batch
@@ -36,6 +43,7 @@
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "stream_k.hpp"
 #include "tile_loader.hpp"
+#include "tessel/arch/sm90/cluster.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
 #include "tessel/arch/sm90/registers.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
@@ -67,18 +75,21 @@ namespace detail {
 // item's last contributor, acc then holding the sum of every contributor's partial in the
 // schedule's contributor order (its own read back like the others). Run by the
 // Config::kEpilogueThreads threads that own the tile (named barrier 1, or 1 + wg in
-// ping-pong); *last is their shared flag.
+// ping-pong); *last is their shared flag. With clusters, the schedule's blocks and items are
+// clusters and pairs of tiles: block `rank` of each cluster has its own slots and counters
+// (workspace block b * kClusterM + rank, counter t * kClusterM + rank).
 template <class Config>
 __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (&acc)[Config::kAccumulators], int wg,
-                               int* last) {
+                               int rank, int* last) {
   constexpr int kThreads = Config::kEpilogueThreads, kVecs = Config::kAccumulators / 4;
   constexpr long long kSlotFloats = (long long)kThreads * Config::kAccumulators;
   const int barrier = Config::kPingPong ? 1 + wg : 1;
   const int thread = int(threadIdx.x) % kThreads;
-  auto partial = [&](int block, int s) {  // (kVecs, kThreads) float4: each warp's accesses coalesced
-    return reinterpret_cast<float4*>(sk.partials + (2LL * block + s) * kSlotFloats);
+  auto partial = [&](int block,
+                     int s) {  // (kVecs, kThreads) float4: each warp's accesses coalesced
+    return reinterpret_cast<float4*>(sk.partials + (2LL * (block * Config::kClusterM + rank) + s) * kSlotFloats);
   };
-  float4* mine = partial(int(blockIdx.x), slot);
+  float4* mine = partial(int(blockIdx.x) / Config::kClusterM, slot);
 #pragma unroll
   for (int i = 0; i < kVecs; ++i) {
     mine[i * kThreads + thread] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
@@ -86,7 +97,7 @@ __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (
   __threadfence();  // the partial is visible device-wide before the counter moves
   const int contributors = sk.schedule.contributors(t);
   named_barrier<kThreads>(barrier);
-  if (thread == 0) *last = atomicAdd(&sk.counters[t], 1) == contributors - 1;
+  if (thread == 0) *last = atomicAdd(&sk.counters[t * Config::kClusterM + rank], 1) == contributors - 1;
   __syncwarp();
   named_barrier<kThreads>(barrier);
   if (!*last) return false;
@@ -120,7 +131,8 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
   static_assert(Persistent || !Config::kPingPong, "gemm_kernel_sm90_tma: ping-pong needs the persistent form");
-  constexpr int kStages = Config::kStages;
+  static_assert(Persistent || Config::kClusterM == 1, "gemm_kernel_sm90_tma: clusters need the persistent form");
+  constexpr int kStages = Config::kStages, kCluster = Config::kClusterM;
   constexpr int kStageReaders = Config::kPingPong ? 4 : Config::kThreads / 32;  // warps that read a stage
   extern __shared__ __align__(1024) unsigned char smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kTmaKernelBarrierOffset<Config, Persistent>);  // (Stages)
@@ -130,23 +142,33 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);  // the producer's arrive_expect_tx, then the bytes
-      mbarrier_init(&empty[s], kStageReaders);
+      mbarrier_init(&empty[s],
+                    kStageReaders * kCluster);  // a stage is free once every block's readers are done
     }
     mbarrier_init(&turn[0], 1), mbarrier_init(&turn[1], 1);  // the other warpgroup's leader
     mbarrier_init_fence();
   }
-  __syncthreads();
+  if constexpr (kCluster > 1) {
+    cluster_sync();  // the peer's barriers are initialized before anyone multicasts or arrives on
+                     // them
+  } else {
+    __syncthreads();
+  }
 
   // Persistent: items = tiles * layers; item = z * tiles + x, with x the tile (rasterized) and
   // z = batch * splits + split, as the grid of the other form; the block's segments of them
   // come from the stream-K schedule (all data-parallel without stream-K). Otherwise the block's
-  // one tile, by its grid position.
-  const int tiles_mn = ((p.m + Config::kTileM - 1) / Config::kTileM) * ((p.n + Config::kTileN - 1) / Config::kTileN);
+  // one tile, by its grid position. With clusters of two, the schedule's blocks are clusters
+  // and its tiles pairs of tile rows: each block of a cluster walks the same segments, on its
+  // own row of the pair (block_work), B's K tiles shared.
+  const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
+  const int tiles_mn = ((tiles_m + kCluster - 1) / kCluster) * ((p.n + Config::kTileN - 1) / Config::kTileN);
   const StreamKSchedule schedule = Persistent ? sk.schedule : StreamKSchedule{1, 1, 0, 0};
-  const int block = Persistent ? int(blockIdx.x) : 0;
+  const int rank = kCluster > 1 ? cluster_rank() : 0;
+  const int block = Persistent ? int(blockIdx.x) / kCluster : 0;
   auto work = [&](WorkSegment const& s) {
     if (!Persistent) return block_work<Config>(p);
-    BlockWork w = block_work<Config>(p, s.item % tiles_mn, s.item / tiles_mn);
+    BlockWork w = block_work<Config>(p, s.item % tiles_mn, s.item / tiles_mn, kCluster, rank);
     if (s.item >= schedule.dp_items()) w.tile_begin = s.k_begin, w.tile_end = s.k_end;  // a stream-K segment
     return w;
   };
@@ -165,7 +187,11 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
         if (round > 0) mbarrier_wait(&empty[stage], (round - 1) & 1);  // the MMAs of round-1 are done with it
         mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesA + Config::kStageBytesB);
         a_tiles.load(smem + stage * Config::kStageBytesA, &full[stage]);
-        b_tiles.load(smem_b + stage * Config::kStageBytesB, &full[stage]);
+        if constexpr (kCluster > 1) {  // this block's half of B, into both blocks' stage
+          b_tiles.load_part(smem_b + stage * Config::kStageBytesB, &full[stage], rank, (1u << kCluster) - 1);
+        } else {
+          b_tiles.load(smem_b + stage * Config::kStageBytesB, &full[stage]);
+        }
         if (++stage == kStages) stage = 0, ++round;
       }
     }
@@ -179,6 +205,13 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   const int wg_m = Config::kPingPong ? 0 : wg % Config::kWarpGroupsM;
   const int wg_n = Config::kPingPong ? 0 : wg / Config::kWarpGroupsM;
   const bool warp_leader = threadIdx.x % 32 == 0;
+  auto release = [&](int s) {  // this warp is done reading stage s (of every block that writes it)
+    if constexpr (kCluster > 1) {
+      for (int r = 0; r < kCluster; ++r) mbarrier_arrive_cluster(&empty[s], r);
+    } else {
+      mbarrier_arrive(&empty[s]);
+    }
+  };
   const std::uint32_t smem_a_addr = detail::smem_address(smem);
   const std::uint32_t smem_b_addr = detail::smem_address(smem_b);
   unsigned char* staging = smem + kTmaKernelStagingOffset<Config, Persistent>;
@@ -212,7 +245,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
                                    smem_b_addr + stage * Config::kStageBytesB, wg_m, wg_n);
       wgmma_wait<1>();  // tile t-1's wgmmas are done: its stage may be refilled
       wgmma_fence_operands(acc);
-      if (previous >= 0 && warp_leader) mbarrier_arrive(&empty[previous]);
+      if (previous >= 0 && warp_leader) release(previous);
       previous = stage;
       if (++stage == kStages) stage = 0, ++round;
     }
@@ -221,13 +254,14 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     }
     wgmma_wait<0>();
     wgmma_fence_operands(acc);
-    if (Persistent && previous >= 0 && warp_leader) mbarrier_arrive(&empty[previous]);
+    if (Persistent && previous >= 0 && warp_leader) release(previous);
+    if (kCluster > 1 && tile.m >= tiles_m) continue;  // the pair's row past M: nothing to store
 
     // Staging: over the ring once both warpgroups are done reading it (every box has landed:
     // each was waited for); or, persistent, once the previous item's stores have read it.
     // Stream-K: a part of an item is stored only by the item's last contributor, summed.
     if (Persistent && seg.slot >= 0 &&
-        !detail::stream_k_fixup<Config>(sk, seg.item - schedule.dp_items(), seg.slot, acc, wg,
+        !detail::stream_k_fixup<Config>(sk, seg.item - schedule.dp_items(), seg.slot, acc, wg, rank,
                                         last + (Config::kPingPong ? wg : 0))) {
       continue;
     }
@@ -236,6 +270,9 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
                                        wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
                                        p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
   }
+  // A block leaves only once its peer no longer arrives on its barriers (the producers have
+  // left: the last multicasts landed before the MMA warps' last waits).
+  if constexpr (kCluster > 1) cluster_sync();
 #else
   arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, sk, a_source, b_source);
 #endif
@@ -243,19 +280,21 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
 
 // Non-persistent: one block per output tile, one grid layer per batch and K split, as
 // launch_gemm_sm80. Persistent: the stream-K schedule's blocks when sk has stream-K items
-// (p.splits == 1), else one block per SM (fewer if there are fewer items), data-parallel.
+// (p.splits == 1), else one block per SM (fewer if there are fewer items), data-parallel; with
+// clusters, the schedule counts clusters (pairs of tile rows, half as many blocks as SMs) and
+// each of its blocks is launched as a cluster of Config::kClusterM.
 template <class Config, bool Persistent, class ASource, class BSource>
 cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a,
                                  BSource const& b, StreamKParams sk = {}) {
   auto kernel = gemm_kernel_sm90_tma<Config, Persistent, ASource, BSource>;
-  constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>;
+  constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>, kCluster = Config::kClusterM;
   static_assert(kSmem <= 227 * 1024, "launch_gemm_sm90_tma: more than 227 KiB of shared memory per block");
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
       e != cudaSuccess) {
     return e;
   }
-  const long long tiles = (long long)((p.m + Config::kTileM - 1) / Config::kTileM) *
-                          ((p.n + Config::kTileN - 1) / Config::kTileN);
+  const long long tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
+  const long long tiles = (tiles_m + kCluster - 1) / kCluster * ((p.n + Config::kTileN - 1) / Config::kTileN);
   const long long layers = (long long)batch * p.splits;
   dim3 grid(unsigned(tiles), 1, unsigned(layers));
   const long long items = tiles * layers;
@@ -265,12 +304,25 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
       if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
       if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
         return e;
-      sk.schedule = {int(items < sms ? items : sms), int(items), (p.k + Config::kTileK - 1) / Config::kTileK, 0};
+      const int clusters = sms >= kCluster ? sms / kCluster : 1;
+      sk.schedule = {int(items < clusters ? items : clusters), int(items), (p.k + Config::kTileK - 1) / Config::kTileK,
+                     0};
     }
-    grid = dim3(unsigned(sk.schedule.blocks), 1, 1);
+    grid = dim3(unsigned(sk.schedule.blocks * kCluster), 1, 1);
   }
-  kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, a, b);
-  return cudaGetLastError();
+  if constexpr (kCluster > 1) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid, config.blockDim = dim3(kTmaKernelThreads<Config>), config.dynamicSmemBytes = kSmem;
+    config.stream = stream;
+    cudaLaunchAttribute cluster;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster, config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, p, sk, a, b);
+  } else {
+    kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, a, b);
+    return cudaGetLastError();
+  }
 }
 #endif
 

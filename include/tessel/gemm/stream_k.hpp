@@ -117,8 +117,9 @@ struct StreamKSchedule {
 };
 
 // What the kernel needs for stream-K: the schedule, and (when sk_items > 0) the workspace:
-// partials (blocks, 2, Config::kEpilogueThreads * Config::kAccumulators floats) and one
-// counter per stream-K item, zero at launch.
+// partials (blocks * kClusterM, 2, Config::kEpilogueThreads * Config::kAccumulators floats)
+// and kClusterM counters per stream-K item, zero at launch (with clusters the schedule's
+// blocks are clusters and its items pairs of tiles: kernel_sm90_tma.hpp).
 struct StreamKParams {
   StreamKSchedule schedule;
   float* partials = nullptr;

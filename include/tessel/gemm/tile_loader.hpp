@@ -49,11 +49,17 @@ struct BlockWork {
   TileCoord tile;
   int batch, tile_begin, tile_end;
 };
-// (x, z): the grid position; a persistent kernel passes the work item's instead.
+// (x, z): the grid position; a persistent kernel passes the work item's instead. With
+// clusters of `cluster` blocks along M (kernel_sm90_tma.hpp), x numbers clusters: the cluster
+// rasterizes over rows of `cluster` tile rows, and its block `rank` takes the rank-th row of
+// its pair (a row past the last when the tile rows are odd: that block computes nothing).
 template <class Config>
-__device__ BlockWork block_work(GemmParams const& p, int x = int(blockIdx.x), int z = int(blockIdx.z)) {
-  const TileCoord tile = rasterize(x, (p.m + Config::kTileM - 1) / Config::kTileM,
-                                   (p.n + Config::kTileN - 1) / Config::kTileN, Config::kRasterGroup);
+__device__ BlockWork block_work(GemmParams const& p, int x = int(blockIdx.x), int z = int(blockIdx.z), int cluster = 1,
+                                int rank = 0) {
+  const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
+  TileCoord tile = rasterize(x, (tiles_m + cluster - 1) / cluster, (p.n + Config::kTileN - 1) / Config::kTileN,
+                             Config::kRasterGroup / cluster);
+  tile.m = tile.m * cluster + rank;
   const int split = z % p.splits;
   const int tile_begin = split * p.k_tiles_per_split;
   const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
