@@ -206,11 +206,8 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   const int wg_n = Config::kPingPong ? 0 : wg / Config::kWarpGroupsM;
   const bool warp_leader = threadIdx.x % 32 == 0;
   auto release = [&](int s) {  // this warp is done reading stage s (of every block that writes it)
-    if constexpr (kCluster > 1) {
-      for (int r = 0; r < kCluster; ++r) mbarrier_arrive_cluster(&empty[s], r);
-    } else {
-      mbarrier_arrive(&empty[s]);
-    }
+    mbarrier_arrive(&empty[s]);
+    if constexpr (kCluster > 1) mbarrier_arrive_cluster(&empty[s], rank ^ 1);
   };
   const std::uint32_t smem_a_addr = detail::smem_address(smem);
   const std::uint32_t smem_b_addr = detail::smem_address(smem_b);
