@@ -63,6 +63,8 @@ std::string config_list() {
 // and K is too short to split (below 2048), the 64x128 tile gives twice the blocks: 1024^3 went
 // from 0.77-0.89 to 1.14 of cuBLAS. With a deep K the 128x128 tile split over K was faster
 // (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
+// Clusters of two with B multicast (sm90_128x128x64_s5_c2) measured 7-14% slower than 128x128
+// alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
 int choose_tma_config(KernelProblem const& p, int sms) {
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
   return tma_config_index(tiles_128x128 < sms && p.k < 2048 ? "sm90_64x128x64_s8" : "sm90_128x128x64_s5");

@@ -160,7 +160,6 @@ TEST(GemmPlanH100, MapsFollowTheMajor) {
   EXPECT_EQ(ch.sm90.b.box[1], std::uint32_t(sm90::kTmaTileConfigs[ch.sm90.config].tile_n));
 }
 
-// Stream-K where whole tiles leave SMs idle: few tiles with a deep K (sliced), or a last wave
 // Stream-K where whole tiles leave SMs idle and it measured faster: between a third and all of
 // the SMs' worth of tiles with a deep K (sliced), or a last wave far from full (it and one
 // wave before are shared as ranges). Fewer tiles keep split-K and its reduction kernel.
@@ -194,6 +193,32 @@ TEST(GemmPlanH100, StreamKWhereTilesLeaveSmsIdle) {
   EXPECT_GT(few.split_k, 1);
   EXPECT_EQ(few.variant, "tma+splitk" + std::to_string(few.split_k));
   EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).variant.substr(0, 10), "tma+splitk");
+}
+
+// Clusters of two blocks along M (sm90_128x128x64_s5_c2, forced): B's K-major map has boxes of
+// half the tile's columns, each block loading one half; stream-K plans pairs of tile rows on
+// half as many clusters as SMs; a device with one SM cannot run it.
+TEST(GemmPlanH100, ClustersLoadHalfOfBAndPlanPairsOfTiles) {
+  GemmArguments args = packed(4096, 4096, 4096);
+  args.config = "sm90_128x128x64_s5_c2";
+  gemm_detail::Choice ch;
+  ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
+  EXPECT_EQ(ch.sm90.a.box[1], 128u);
+  EXPECT_EQ(ch.sm90.b.box[1], 64u);
+  EXPECT_NE(gemm_detail::describe(ch).schedule.find("clusters of 2"), std::string::npos);
+  args = packed(128 * 19, 128 * 7, 200);  // 19 tile rows: the last pair has one row past M
+  args.config = "sm90_128x128x64_s5_c2";
+  ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
+  const StreamKSchedule& s = ch.sm90.stream_k;  // 70 pairs on 66 clusters: ranges
+  EXPECT_TRUE(s.valid());
+  EXPECT_EQ(s.items, 10 * 7);
+  EXPECT_EQ(s.blocks, kH100.sms / 2);
+  EXPECT_EQ(s.sk_items, 70);
+  DeviceInfo one = kH100;
+  one.sms = 1;
+  const Status refused = gemm_detail::choose(args, one, &ch);
+  EXPECT_EQ(refused.code(), StatusCode::kNotSupported);
+  EXPECT_NE(refused.message().find("clusters of 2"), std::string::npos) << refused.message();
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ Status gemm(const GemmArguments& args, cudaStream_t stream = nullptr);
 Status validate(const GemmArguments& args);
 
 // What gemm() would run for these arguments. On an H100 with libtessel built for sm_90a:
-//   {config "sm90_128x256x64_s4", variant "tma", access "TMA",
+//   {config "sm90_128x128x64_s5", variant "tma", access "TMA",
 //    kernel "sm90_tma_warp_specialized", schedule "cooperative persistent"}
 // elsewhere, with TESSEL_DISABLE_SM90=1, or with operands the TMA engine cannot read:
 //   {config "128x128x32_s4_w2x2", variant "edge", access "16B", kernel "sm80_multistage", ...}
@@ -115,7 +115,8 @@ struct GemmPlan {
   std::string kernel;   // "sm90_tma_warp_specialized" or "sm80_multistage"
   std::string schedule; // "cooperative persistent" (both MMA warpgroups on one tile, one block
                         // per SM walking the tiles), "ping-pong persistent" (each warpgroup
-                        // its own tile, in turn) or "one tile per block" (sm80)
+                        // its own tile, in turn) or "one tile per block" (sm80); ", clusters
+                        // of 2 along M (B multicast)" for the _c2 configurations
 };
 Status plan(const GemmArguments& args, GemmPlan* out);
 
