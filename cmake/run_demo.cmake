@@ -11,7 +11,7 @@ if(EXISTS "${PROF}")
   endif()
   message(STATUS "No GPU here: showing the layout calculator instead (tessel-prof needs a CUDA device)")
 else()
-  message(STATUS "tessel-prof was not built (no CUDA compiler): showing the layout calculator instead")
+  message(STATUS "tessel-prof was not built (no GPU or no CUDA compiler here): showing the layout calculator instead")
 endif()
 set(tile "composition(Sw<3,3,3>, (8,64):(64,1))")
 foreach(args IN ITEMS "eval;${tile}" "show;${tile}" "banks;--preset;ldmatrix-x4;--layout;(8,64):(64,1)"
