@@ -3,7 +3,9 @@
 #   ./quickstart.sh demo   build libtessel, tessel-prof and tessel-layout (build/, kernels for
 #                          this machine's GPU), then run the main job: tessel-prof's GEMM suite
 #                          against cuBLAS (without a GPU: tessel-layout only, on seed 004's tile)
-#   ./quickstart.sh test   build the test suite (build-test/, one GEMM tile configuration) and run it
+#   ./quickstart.sh test   build the test suite (build-test/, one GEMM tile configuration) and run
+#                          it; then pip install the Python package into build-test/python-venv
+#                          and run its tests
 # Each first checks for what the build needs. On Debian or Ubuntu it installs the missing
 # packages with apt-get (as root, or through sudo); elsewhere, or without the right to install,
 # it names what is missing and stops. The CUDA toolkit is not installed here: without nvcc,
@@ -15,7 +17,8 @@ usage() { echo "usage: ./quickstart.sh demo|test" >&2; exit 2; }
 (($# == 1)) || usage
 case "$1" in
   demo) packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev) ;;
-  test) packages=(cmake ninja-build g++ clang libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev) ;;
+  test) packages=(cmake ninja-build g++ clang libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
+                 python3-dev python3-venv) ;;
   *) usage ;;
 esac
 
@@ -56,6 +59,18 @@ fi
 
 if [ "$1" = test ]; then
   cmake --workflow --preset test
+  # The Python package, installed as a user installs it (pip install ., here lean: one tile
+  # configuration, sm_80 only) into a virtual environment, and its tests (those that need a
+  # GPU or torch skip, visibly, where there is none).
+  if ! command -v nvcc >/dev/null; then
+    echo "quickstart: no nvcc: the Python package (it needs libtessel) is neither built nor tested"
+    exit
+  fi
+  venv=build-test/python-venv
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip nanobind scikit-build-core pytest numpy
+  TESSEL_GEMM_CONFIGS=lean TESSEL_CUDA_ARCHITECTURES=80 "$venv/bin/python" -m pip install -q --no-build-isolation .
+  "$venv/bin/python" -m pytest python/tests -q -rs
   exit
 fi
 # The main job compiles the kernels for this machine's GPU only (the build takes half the
