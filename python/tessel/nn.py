@@ -33,7 +33,8 @@ class Linear(nn.Linear):
         if not _runs_on_tessel(x, self.weight) or (self.bias is not None and self.bias.dtype != x.dtype):
             return TF.linear(x, self.weight, self.bias)
         lead = x.shape[:-1]
-        y = ops.gemm(x.reshape(-1, x.shape[-1]), self.weight.t(), None, self.bias, 1.0, 0.0, "none")
+        y = ops.gemm(ops.matrix(x.reshape(-1, x.shape[-1])), ops.matrix(self.weight).t(), None, self.bias, 1.0, 0.0,
+                     "none")
         return y.reshape(*lead, self.out_features)
 
 

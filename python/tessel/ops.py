@@ -29,6 +29,17 @@ def _act(activation: str) -> Optional[str]:
     return None if activation == "none" else activation
 
 
+def matrix(t: torch.Tensor) -> torch.Tensor:
+    """t, or a packed copy when its last two dimensions are not a row- or column-major matrix
+    with a leading dimension (an expanded gradient such as sum()'s has strides (0, 0)): what
+    tessel.gemm can address."""
+    rows, cols = t.shape[-2:]
+    rs, cs = t.stride(-2), t.stride(-1)
+    if (cs == 1 or cols == 1) and rs >= max(cols, 1) or (rs == 1 or rows == 1) and cs >= max(rows, 1):
+        return t
+    return t.contiguous()
+
+
 def _gemm_shape(a: torch.Tensor, b: torch.Tensor) -> List[int]:
     if a.dim() not in (2, 3) or b.dim() not in (2, 3):
         raise ValueError("tessel.gemm: a and b must be 2-d or 3-d (batched)")
@@ -76,7 +87,7 @@ def _gemm_backward(ctx, grad):
                                   "torch's gelu")
     g = grad if out is None else grad * (out > 0)
     ga = gb = gc = gbias = None
-    gi = g.to(a.dtype)  # tessel multiplies f16 or bf16
+    gi = matrix(g.to(a.dtype))  # tessel multiplies f16 or bf16
     if ctx.needs_input_grad[0]:  # alpha * g @ b^T
         bt = b.transpose(-1, -2)
         ga = _sum_to(gemm(gi, bt, None, None, ctx.alpha, 0.0, "none", a.dtype), a.shape)
