@@ -1,6 +1,7 @@
 """tessel's kernels as PyTorch operators: torch.ops.tessel.gemm and torch.ops.tessel.conv2d.
 
-Registered with torch.library, so that autograd differentiates them (gemm's backward runs on
+Registered with torch.library (with torch.ops.tessel.conv2d_input_grad and conv2d_weight_grad,
+which conv2d's backward runs), so that autograd differentiates them (gemm's backward runs on
 gemm, conv2d's on the input and weight gradients), torch.compile traces them through their fake
 (meta) implementations, and CUDA graphs capture them (they allocate through torch and run on
 its current stream). Imported by `import tessel` when torch is installed.
@@ -130,10 +131,35 @@ def _(x, weight, bias, stride, padding, dilation, groups, activation):
         memory_format=torch.channels_last)
 
 
+@torch.library.custom_op("tessel::conv2d_input_grad", mutates_args=())
+def conv2d_input_grad(input_shape: List[int], weight: torch.Tensor, grad_output: torch.Tensor, stride: List[int],
+                      padding: List[int], dilation: List[int], groups: int) -> torch.Tensor:
+    """conv2d's gradient with respect to its input (tessel.conv2d_input_grad, as an operator)."""
+    return F.conv2d_input_grad(input_shape, weight, grad_output, tuple(stride), tuple(padding), tuple(dilation),
+                               groups)
+
+
+@conv2d_input_grad.register_fake
+def _(input_shape, weight, grad_output, stride, padding, dilation, groups):
+    return grad_output.new_empty(list(input_shape)).contiguous(memory_format=torch.channels_last)
+
+
+@torch.library.custom_op("tessel::conv2d_weight_grad", mutates_args=())
+def conv2d_weight_grad(x: torch.Tensor, weight_shape: List[int], grad_output: torch.Tensor, stride: List[int],
+                       padding: List[int], dilation: List[int], groups: int) -> torch.Tensor:
+    """conv2d's gradient with respect to its weight (tessel.conv2d_weight_grad, as an operator)."""
+    return F.conv2d_weight_grad(x, weight_shape, grad_output, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
+@conv2d_weight_grad.register_fake
+def _(x, weight_shape, grad_output, stride, padding, dilation, groups):
+    return grad_output.new_empty(list(weight_shape)).contiguous(memory_format=torch.channels_last)
+
+
 def _conv_setup(ctx, inputs, output):
     x, weight, bias, stride, padding, dilation, groups, activation = inputs
     ctx.save_for_backward(x, weight, output if activation == "relu" else None)
-    ctx.conv = (tuple(stride), tuple(padding), tuple(dilation), groups)
+    ctx.conv = (list(stride), list(padding), list(dilation), groups)
     ctx.activation, ctx.has_bias = activation, bias is not None
     ctx.bias_dtype = bias.dtype if bias is not None else None
 
@@ -147,9 +173,9 @@ def _conv_backward(ctx, grad):
     g = g.to(x.dtype).contiguous(memory_format=torch.channels_last)
     gx = gw = gbias = None
     if ctx.needs_input_grad[0]:
-        gx = F.conv2d_input_grad(x.shape, weight, g, *ctx.conv, out_dtype=x.dtype)
+        gx = conv2d_input_grad(list(x.shape), weight, g, *ctx.conv)
     if ctx.needs_input_grad[1]:
-        gw = F.conv2d_weight_grad(x, weight.shape, g, *ctx.conv, out_dtype=weight.dtype)
+        gw = conv2d_weight_grad(x, list(weight.shape), g, *ctx.conv)
     if ctx.has_bias and ctx.needs_input_grad[2]:
         gbias = (grad if out is None else grad * (out > 0)).float().sum((0, 2, 3)).to(ctx.bias_dtype)
     return gx, gw, gbias, None, None, None, None, None

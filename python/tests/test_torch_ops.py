@@ -101,6 +101,13 @@ def test_gemm_opcheck():
 
 
 @needs_gpu
+def test_conv2d_opcheck():
+    x = torch.randn(2, 16, 8, 8, device="cuda", dtype=torch.float16).to(memory_format=cl).requires_grad_()
+    w = torch.randn(16, 16, 3, 3, device="cuda", dtype=torch.float16).to(memory_format=cl).requires_grad_()
+    torch.library.opcheck(torch.ops.tessel.conv2d, (x, w, None, [1, 1], [1, 1], [1, 1], 1, "none"))
+
+
+@needs_gpu
 @pytest.mark.parametrize("stride,padding,groups", [(1, 1, 1), (2, 1, 1), (1, 1, 4)])
 def test_conv2d_autograd_against_float64(stride, padding, groups):
     torch.manual_seed(5)
