@@ -135,6 +135,23 @@ def test_gemm_against_float64(dtype, out_dtype, a_t, b_t):
 
 
 @needs_gpu
+def test_gemm_on_slices_without_a_copy():
+    torch.manual_seed(7)
+    big = torch.randn(300, 400, device="cuda", dtype=torch.float16)
+    a = big[13:113, 8:208]  # (100, 200), leading dimension 400
+    b = big[100:300, 200:264].t().t()  # (200, 64) row-major slice
+    bt = big[50:114, 0:200].t()  # (200, 64) column-major, leading dimension 400
+    for bb in (b, bt):
+        out = tessel.gemm(a, bb, out_dtype=torch.float32)
+        torch.cuda.synchronize()
+        _check(out, _reference_gemm(a, bb, None, None, 1.0, 0.0, None), a.abs().double() @ bb.abs().double(), "slice")
+    out = torch.zeros(100, 128, device="cuda", dtype=torch.float32)[:, 32:96]  # out a slice too
+    tessel.gemm(a, b, out=out)
+    torch.cuda.synchronize()
+    _check(out, _reference_gemm(a, b, None, None, 1.0, 0.0, None), a.abs().double() @ b.abs().double(), "out slice")
+
+
+@needs_gpu
 @pytest.mark.parametrize("activation", [None, "relu", "gelu"])
 def test_gemm_epilogue_and_batches(activation):
     torch.manual_seed(2)
