@@ -27,7 +27,8 @@
 // producer loads its own A and one half of B, which the engine multicasts into both blocks'
 // rings; full[stage] counts A and both halves, and empty[stage] both blocks' readers (a stage
 // is rewritten only when neither block reads it: each MMA warp arrives on both blocks' empty
-// barrier). L2 then serves B once per pair: 24 KiB per 128x128 tile and K tile, not 32.
+// barrier). Meant to halve B's L2 reads (24 KiB per 128x128 tile and K tile, not 32); measured
+// 0.88-0.92x of the same tile without clusters (docs/PERFORMANCE.md), so it is not chosen.
 //
 // A TMA operand source gives the producer a stream of K tiles per work item:
 //   auto tiles = source.tiles(mn0, tile_begin, batch);   // tile's first row (A) or column (B),
