@@ -68,7 +68,7 @@ enum class MmaSchedule { kCooperative, kPingPong };
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
           Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1,
           GmmaLayout LayoutA = GmmaLayout::kRing, GmmaLayout LayoutB = GmmaLayout::kRing,
-          MmaSchedule Schedule = MmaSchedule::kCooperative, int ClusterM = 1>
+          MmaSchedule Schedule = MmaSchedule::kCooperative, int ClusterM = 1, int StoreWarps = 0>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
@@ -89,6 +89,10 @@ struct GemmConfigSm90 {
   static_assert(ClusterM == 1 || (MajorB == Major::kK ? TileN % 16 == 0 : TileN % 128 == 0),
                 "GemmConfigSm90: with a cluster of 2, B's stage splits into two halves of whole TMA boxes");
   static_assert(kRasterGroup % ClusterM == 0, "GemmConfigSm90: the raster group holds whole clusters");
+  // Warps that store the tiles (the persistent TMA kernel): 0, the MMA warpgroups store each
+  // tile themselves; else these warps store it from the staging tile while the MMA warpgroups
+  // go on to the next tile's mainloop (kernel_sm90_tma.hpp).
+  static constexpr int kStoreWarps = StoreWarps;
 
   // ---- two warpgroups. Cooperative: stacked along M for a 128-row tile, side by side along N
   // for 64 rows. Ping-pong: each the whole tile, as kWgMBlocks blocks of 64 rows.
@@ -130,6 +134,8 @@ struct GemmConfigSm90 {
   // kEpilogueTileN columns at a time: a 256-wide tile in four passes of 64 (32 KiB, not 128)
   // Ping-pong: each warpgroup stores its own tile through its own slice, 64 columns at a time.
   static constexpr int kEpilogueTileN = kPingPong || TileN > 128 ? 64 : TileN;
+  static_assert(StoreWarps == 0 || (!kPingPong && kEpilogueTileN == TileN && kAccumulators <= 64),
+                "GemmConfigSm90: store warps take whole staged tiles of the cooperative schedule");
   static constexpr int kEpilogueThreads = kPingPong ? 128 : kThreads;
   using EpilogueTile = EpilogueTileShape<TileM, kEpilogueTileN, kEpilogueThreads>;
   using SmemLayoutC = typename EpilogueTile::SmemLayoutC;

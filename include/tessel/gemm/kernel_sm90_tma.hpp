@@ -58,16 +58,19 @@ namespace tessel {
 template <class Config>
 inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
-inline constexpr int kTmaKernelThreads = Config::kThreads + (kTmaRegisterHandoff<Config> ? 128 : 32);
+inline constexpr int kTmaProducerThreads = kTmaRegisterHandoff<Config> ? 128 : 32;
+template <class Config>
+inline constexpr int kTmaKernelThreads = Config::kThreads + kTmaProducerThreads<Config> + 32 * Config::kStoreWarps;
 // Shared memory: the ring, the epilogue's tile (over the ring unless persistent), then
-// full[Stages], empty[Stages], turn[2] and last[2] (stream-K's flag).
+// full[Stages], empty[Stages], turn[2], staged and stored (the store warps'), then ints:
+// last[2] (stream-K's flag) and job[4] (the tile the store warps store).
 template <class Config, bool Persistent>
 inline constexpr int kTmaKernelStagingOffset = Persistent ? Config::kSmemBytesAB : 0;
 template <class Config, bool Persistent>
 inline constexpr int kTmaKernelBarrierOffset =
     Persistent ? Config::kSmemBytesAB + Config::kSmemBytesC : Config::kSmemBytes;
 template <class Config, bool Persistent>
-inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persistent> + (2 * Config::kStages + 3) * 8;
+inline constexpr int kTmaKernelSmemBytes = kTmaKernelBarrierOffset<Config, Persistent> + (2 * Config::kStages + 4) * 8 + 24;
 
 #if defined(__CUDACC__)
 namespace detail {
@@ -133,13 +136,18 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
   static_assert(Persistent || !Config::kPingPong, "gemm_kernel_sm90_tma: ping-pong needs the persistent form");
   static_assert(Persistent || Config::kClusterM == 1, "gemm_kernel_sm90_tma: clusters need the persistent form");
+  static_assert(Persistent || Config::kStoreWarps == 0, "gemm_kernel_sm90_tma: store warps need the persistent form");
+  constexpr int kStoreWarps = Config::kStoreWarps, kProducerEnd = Config::kThreads + kTmaProducerThreads<Config>;
   constexpr int kStages = Config::kStages, kCluster = Config::kClusterM;
   constexpr int kStageReaders = Config::kPingPong ? 4 : Config::kThreads / 32;  // warps that read a stage
   extern __shared__ __align__(1024) unsigned char smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + kTmaKernelBarrierOffset<Config, Persistent>);  // (Stages)
   auto* empty = full + kStages;                                                                        // (Stages)
   auto* turn = empty + kStages;  // (2) ping-pong: warpgroup w may begin its next mainloop
-  auto* last = reinterpret_cast<int*>(turn + 2);  // (2) stream-K: the fix-up was the last (one per ping-pong warpgroup)
+  auto* staged = turn + 2;       // store warps: phase j completes when the staging tile holds job j
+  auto* stored = staged + 1;     // store warps: phase j completes when job j is stored
+  auto* last = reinterpret_cast<int*>(stored + 1);  // (2) stream-K: the fix-up was the last (one per ping-pong warpgroup)
+  int* job = last + 2;  // (4) store warps: the staged tile's row0, col0, batch; 0 in job[3]: no more
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);  // the producer's arrive_expect_tx, then the bytes
@@ -147,6 +155,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
                     kStageReaders * kCluster);  // a stage is free once every block's readers are done
     }
     mbarrier_init(&turn[0], 1), mbarrier_init(&turn[1], 1);  // the other warpgroup's leader
+    mbarrier_init(staged, Config::kThreads), mbarrier_init(stored, 32 * kStoreWarps + (kStoreWarps == 0));
     mbarrier_init_fence();
   }
   if constexpr (kCluster > 1) {
@@ -174,6 +183,21 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     return w;
   };
   unsigned char* smem_b = smem + kStages * Config::kStageBytesA;
+  unsigned char* staging = smem + kTmaKernelStagingOffset<Config, Persistent>;
+
+  if constexpr (kStoreWarps > 0) {  // ---- store warps: each staged tile to D, in order
+    if (int(threadIdx.x) >= kProducerEnd) {
+      using Tile = EpilogueTileShape<Config::kTileM, Config::kTileN, 32 * kStoreWarps>;
+      for (int j = 0;; ++j) {
+        mbarrier_wait(staged, j & 1);
+        if (job[3] == 0) break;
+        const int row0 = job[0], col0 = job[1];
+        epilogue_store<Tile>(staging, p.epilogue, job[2], row0, col0, p.m - row0, p.n - col0);
+        mbarrier_arrive(stored);  // this thread is done reading the staging tile (and job)
+      }
+      return;
+    }
+  }
 
   if (int(threadIdx.x) >= Config::kThreads) {  // ---- producer: one thread issues every load
     if constexpr (kTmaRegisterHandoff<Config>) setmaxnreg_decrease<40>();
@@ -212,7 +236,6 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   };
   const std::uint32_t smem_a_addr = detail::smem_address(smem);
   const std::uint32_t smem_b_addr = detail::smem_address(smem_b);
-  unsigned char* staging = smem + kTmaKernelStagingOffset<Config, Persistent>;
   float acc[Config::kAccumulators];  // (64 * kWgMBlocks, kWgTileN) of this warpgroup, wgmma.hpp's layout
 
   // Ping-pong: the block's items alternate between the warpgroups (its j-th item is
@@ -222,6 +245,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   // phase two ahead (mbarrier.hpp).
   int stage = 0, round = 0;
   int mine = 0;  // ping-pong: items of this warpgroup so far
+  int jobs = 0;  // store warps: tiles handed to them so far
   auto cursor = schedule.start(block);
   int j = 0;
   for (WorkSegment seg; schedule.next(cursor, &seg); ++j) {
@@ -264,9 +288,22 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       continue;
     }
     const int z = Persistent ? seg.item / tiles_mn : int(blockIdx.z);
+    if constexpr (kStoreWarps > 0) {  // stage the tile once the store warps are done with the last
+      if (jobs > 0) mbarrier_wait(stored, (jobs - 1) & 1);
+      detail::stage_accumulators<Config, 0>(staging, acc, wg_m, wg_n);
+      if (threadIdx.x == 0) job[0] = tile.m * Config::kTileM, job[1] = tile.n * Config::kTileN, job[2] = z, job[3] = 1;
+      mbarrier_arrive(staged);
+      ++jobs;
+      continue;
+    }
     detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
                                        wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
                                        p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
+  }
+  if constexpr (kStoreWarps > 0) {  // no more tiles
+    if (jobs > 0) mbarrier_wait(stored, (jobs - 1) & 1);
+    if (threadIdx.x == 0) job[3] = 0;
+    mbarrier_arrive(staged);
   }
   // A block leaves only once its peer no longer arrives on its barriers (the producers have
   // left: the last multicasts landed before the MMA warps' last waits).
