@@ -65,6 +65,8 @@ std::string config_list() {
 // (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
 // Clusters of two with B multicast (sm90_128x128x64_s5_c2) measured 7-14% slower than 128x128
 // alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
+// Store warps (sm90_128x128x64_s5_sw) measured within the noise of 128x128 on the large shapes
+// and slower where K is short: not chosen either.
 int choose_tma_config(KernelProblem const& p, int sms) {
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
   return tma_config_index(tiles_128x128 < sms && p.k < 2048 ? "sm90_64x128x64_s8" : "sm90_128x128x64_s5");

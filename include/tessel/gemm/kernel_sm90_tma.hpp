@@ -30,6 +30,11 @@
 // barrier). Meant to halve B's L2 reads (24 KiB per 128x128 tile and K tile, not 32); measured
 // 0.88-0.92x of the same tile without clusters (docs/PERFORMANCE.md), so it is not chosen.
 //
+// Store warps (Config::kStoreWarps, persistent cooperative only): the MMA warpgroups stage each
+// finished tile in shared memory (staged: one arrival per MMA thread, the tile's origin in job)
+// and go on to the next mainloop; the store warps store it to D and release the staging tile
+// (stored). The MMA warpgroups wait for `stored` only before staging the next tile.
+//
 // A TMA operand source gives the producer a stream of K tiles per work item:
 //   auto tiles = source.tiles(mn0, tile_begin, batch);   // tile's first row (A) or column (B),
 //                                                         // first K tile, batch
