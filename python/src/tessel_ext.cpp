@@ -127,6 +127,8 @@ void gemm(Array a, Array b, Array d, std::optional<Array> c, std::optional<Array
   const std::string where = "tessel.gemm";
   const std::size_t nd = d.ndim();
   if (nd != 2 && nd != 3) fail(where, "out must be 2-d or 3-d");
+  if (a.ndim() != 2 && a.ndim() != 3) fail(where, "a must be 2-d or 3-d");
+  if (b.ndim() != 2 && b.ndim() != 3) fail(where, "b must be 2-d or 3-d");
   tessel::GemmArguments args;
   args.batch = nd == 3 ? int_of(where, "the batch", d.shape(0)) : 1;
   args.m = int_of(where, "M", d.shape(nd - 2)), args.n = int_of(where, "N", d.shape(nd - 1));
@@ -288,6 +290,8 @@ nb::dict gemm_plan(Array a, Array b, Array d) {
   const std::string where = "tessel.gemm_plan";
   const std::size_t nd = d.ndim();
   if (nd != 2 && nd != 3) fail(where, "out must be 2-d or 3-d");
+  if (a.ndim() != 2 && a.ndim() != 3) fail(where, "a must be 2-d or 3-d");
+  if (b.ndim() != 2 && b.ndim() != 3) fail(where, "b must be 2-d or 3-d");
   tessel::GemmArguments args;
   args.batch = nd == 3 ? int_of(where, "the batch", d.shape(0)) : 1;
   args.m = int_of(where, "M", d.shape(nd - 2)), args.n = int_of(where, "N", d.shape(nd - 1));
