@@ -67,9 +67,15 @@ std::string config_list() {
 // alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
 // Store warps (sm90_128x128x64_s5_sw) measured within the noise of 128x128 on the large shapes
 // and slower where K is short: not chosen either.
+// With stream-K's slices (third session of 2026-11-24), 64x128 also wins where 128x128 tiles
+// fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
+// kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
+// with a narrow N: 16x4096x4096 (4096x16) 27.5 against 23.9.
 int choose_tma_config(KernelProblem const& p, int sms) {
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
-  return tma_config_index(tiles_128x128 < sms && p.k < 2048 ? "sm90_64x128x64_s8" : "sm90_128x128x64_s5");
+  const bool short_k = tiles_128x128 < sms && p.k < 2048;
+  const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128;
+  return tma_config_index(short_k || few_tiles ? "sm90_64x128x64_s8" : "sm90_128x128x64_s5");
 }
 
 // Split-K: only when the output tiles fill less than half the GPU and K has at least 2048

@@ -106,6 +106,11 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(2048, 2048, 2048), kH100).config, "sm90_128x128x64_s5");  // 256 tiles
   EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_64x128x64_s8");   // 64 tiles of 128x128
   EXPECT_EQ(plan_of(packed(1024, 1024, 65536), kH100).config, "sm90_128x128x64_s5");  // split over K instead
+  // At most a quarter of the SMs' worth of 128x128 tiles, N at least 128 (in the kernel's view):
+  // 64x128, split or sliced over K
+  EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).config, "sm90_64x128x64_s8");
+  EXPECT_EQ(plan_of(packed(256, 256, 65536), kH100).config, "sm90_64x128x64_s8");
+  EXPECT_EQ(plan_of(packed(4096, 16, 4096), kH100).config, "sm90_128x128x64_s5");  // N = 16: split-K on 128x128
 }
 
 // Rows that are not 16 bytes: a large problem stages a copy with 16-byte rows, a small one
@@ -192,7 +197,7 @@ TEST(GemmPlanH100, StreamKWhereTilesLeaveSmsIdle) {
   GemmPlan few = plan_of(packed(256, 256, 65536), kH100);  // 4 tiles: split-K
   EXPECT_GT(few.split_k, 1);
   EXPECT_EQ(few.variant, "tma+splitk" + std::to_string(few.split_k));
-  EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).variant.substr(0, 10), "tma+splitk");
+  EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).variant, "tma+streamk");  // 64 tiles of 64x128, 2 slices
 }
 
 // Clusters of two blocks along M (sm90_128x128x64_s5_c2, forced): B's K-major map has boxes of
