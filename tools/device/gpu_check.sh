@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine: configure, build everything, then run the requested steps, writing logs
 # under $OUT (default ./out). Steps: test (ctest -L gpu), sanitize (compute-sanitizer memcheck
-# and racecheck on a subset), random (the long randomized API run), prof (tessel-prof's default
-# suite, CSV), or a tessel-prof command line after "prof-args". Example (the lent H100, googletest and the CLI11 /
+# and racecheck on a subset), random (the long randomized API run), python (pip install the
+# package, kernels for ARCHS, and run pytest), prof (tessel-prof's default suite, CSV), or a
+# tessel-prof command line after "prof-args". Example (the lent H100, googletest and the CLI11 /
 # nlohmann-json packages carried in .deps/):
 #   tools/device/gpu_check.sh test sanitize prof
 set -uo pipefail
@@ -51,6 +52,11 @@ while (($#)); do
       TESSEL_RANDOM_PROBLEMS=${RANDOM_PROBLEMS:-5000} "$B/tests/device/api_random_device_test" \
         >"$OUT/random-long.log" 2>&1 || status=1
       grep -E "seed|OK|FAILED|PASSED" "$OUT/random-long.log" | tail -12 ;;
+    python)
+      TESSEL_CUDA_ARCHITECTURES="${ARCHS:-90a}" python -m pip install --no-build-isolation --no-deps . \
+        >"$OUT/pip.log" 2>&1 || { status=1; tail -20 "$OUT/pip.log"; }
+      python -m pytest python/tests -q -rs -p no:logging >"$OUT/pytest.log" 2>&1 || status=1
+      tail -5 "$OUT/pytest.log" ;;
     prof)
       "$B/tools/prof/tessel-prof" gemm --csv >"$OUT/prof-suite.csv" 2>"$OUT/prof-suite.err" || status=1
       cat "$OUT/prof-suite.csv"; tail -5 "$OUT/prof-suite.err" ;;
