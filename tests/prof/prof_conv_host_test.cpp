@@ -45,6 +45,37 @@ TEST(ProfConvSuite, StemIs224To112WithThreeChannels) {
   EXPECT_EQ(s.q(), 112);
 }
 
+// The other suites: every layer valid, the grouped and depthwise layers each network is
+// known for, and the stems' outputs at the resolution the next layer takes.
+TEST(ProfConvSuite, NetworksWithGroupedAndDepthwiseLayers) {
+  EXPECT_EQ(conv_suite_names().front(), "resnet50");
+  EXPECT_EQ(conv_suite_shapes("resnet50", 32).size(), default_conv_shapes(32).size());
+  EXPECT_TRUE(conv_suite_shapes("vgg16").empty());
+  const struct {
+    const char* name;
+    std::size_t layers;
+    int grouped, depthwise, stem_p;
+  } expected[] = {{"resnext50", 20, 7, 0, 112}, {"mobilenetv2", 30, 0, 10, 112}, {"convnext-t", 16, 0, 4, 56}};
+  for (const auto& e : expected) {
+    SCOPED_TRACE(e.name);
+    const std::vector<Conv2dProblem> shapes = conv_suite_shapes(e.name);
+    ASSERT_EQ(shapes.size(), 2 * e.layers);  // at N = 32 and N = 128
+    EXPECT_EQ(shapes.front().n, 32);
+    EXPECT_EQ(shapes.back().n, 128);
+    int grouped = 0, depthwise = 0;
+    for (std::size_t i = 0; i < e.layers; ++i) {
+      const Conv2dProblem& s = shapes[i];
+      EXPECT_TRUE(validate(s)) << validate(s).message();
+      if (s.groups > 1 && s.groups == s.c && s.c == s.k) ++depthwise;
+      else if (s.groups > 1) ++grouped;
+    }
+    EXPECT_EQ(grouped, e.grouped);
+    EXPECT_EQ(depthwise, e.depthwise);
+    EXPECT_EQ(shapes.front().p(), e.stem_p);
+    EXPECT_EQ(conv_suite_shapes(e.name, 8).size(), e.layers);
+  }
+}
+
 TEST(ProfConvProblem, FlopsAreTwoNPQKRSCOverGroups) {
   ConvProblem p = stem(32);
   EXPECT_EQ(p.y_elements(), 32LL * 112 * 112 * 64);

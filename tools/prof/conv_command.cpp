@@ -25,6 +25,7 @@ struct ConvOptions {
   std::optional<int> pad, pad_h, pad_w, stride, stride_h, stride_w;
   std::optional<int> dilation, dilation_h, dilation_w;
   int groups = 1;
+  std::string suite = "resnet50";
   bool convolution = false;
   std::string dtype = "f16";
   std::optional<std::string> out_dtype;  // default: dtype, the type cuDNN writes
@@ -52,8 +53,9 @@ Tensors: X NHWC (N,H,W,C), W KRSC (K,R,S,C/groups), Y NHWC (N,P,Q,K) with
   wgrad  dW = alpha wgrad(dY, X) + beta dW              likewise dW; no --bias, no --activation
   FLOPs: 2 N P Q K R S C/groups for every mode.
 
-Without --h/--w/--c/--k, the default suite: ResNet-50's layers (H x W x C -> K, R x S), at
-N = 32 and N = 128 (or at --n only), in the --mode given:
+Without --h/--w/--c/--k, a suite (--suite: resnet50, the default, resnext50, mobilenetv2 or
+convnext-t; tools/prof/conv_suite.hpp lists their layers), at N = 32 and N = 128 (or at --n
+only), in the --mode given. ResNet-50's layers (H x W x C -> K, R x S):
   224x224x3 -> 64 7x7 pad 3 stride 2 (the stem)
   56x56x64 -> 64 1x1;  56x56x64 -> 64 3x3 pad 1;  56x56x64 -> 256 1x1
   56x56x128 -> 128 3x3 pad 1 stride 2;  28x28x128 -> 128 3x3 pad 1;  28x28x128 -> 512 1x1;
@@ -129,7 +131,7 @@ std::vector<ConvProblem> problems_of(const ConvOptions& o) {
     s.mode = o.convolution ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
     shapes.push_back(s);
   } else {
-    shapes = default_conv_shapes(o.n.value_or(0));
+    shapes = conv_suite_shapes(o.suite, o.n.value_or(0));
   }
   std::vector<ConvProblem> problems;
   for (const Conv2dProblem& s : shapes) {
@@ -186,8 +188,8 @@ void add_conv2d_command(CLI::App& app, int& status) {
   auto o = std::make_shared<ConvOptions>();
   CLI::App* cmd = app.add_subcommand(
       "conv2d",
-      "time tessel's conv2d fprop, dgrad or wgrad against cuDNN on one problem or ResNet-50's "
-      "layers, verified");
+      "time tessel's conv2d fprop, dgrad or wgrad against cuDNN on one problem or a network's "
+      "layers (--suite), verified");
   // --h is the input height: help is --help alone (CLI11 2.4 refuses "--h" beside "-h").
   cmd->set_help_flag("--help", "print this help and exit");
   const CLI::Range positive(1, INT_MAX, "POSITIVE");
@@ -219,6 +221,12 @@ void add_conv2d_command(CLI::App& app, int& status) {
                   "depthwise)")
       ->check(positive)
       ->needs(h)
+      ->capture_default_str();
+  cmd->add_option("--suite", o->suite,
+                  "without a shape: the layers of resnet50, resnext50 (32 groups), mobilenetv2 or "
+                  "convnext-t (depthwise)")
+      ->check(CLI::IsMember(conv_suite_names()))
+      ->excludes(h)
       ->capture_default_str();
   cmd->add_flag("--conv", o->convolution,
                 "true convolution (the filter flipped); default cross-correlation")

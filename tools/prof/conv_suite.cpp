@@ -14,7 +14,7 @@
 namespace tessel::prof {
 namespace {
 
-Conv2dProblem layer(int n, int hw, int c, int k, int rs, int pad, int stride) {
+Conv2dProblem layer(int n, int hw, int c, int k, int rs, int pad, int stride, int groups = 1) {
   Conv2dProblem s;
   s.n = n;
   s.h = s.w = hw;
@@ -23,10 +23,76 @@ Conv2dProblem layer(int n, int hw, int c, int k, int rs, int pad, int stride) {
   s.r = s.s = rs;
   s.pad_h = s.pad_w = pad;
   s.stride_h = s.stride_w = stride;
+  s.groups = groups;
   return s;
 }
 
+// One layer of a suite at every batch: (H=W, C, K, R=S, pad, stride, groups).
+struct Layer {
+  int hw, c, k, rs, pad, stride, groups;
+};
+
+std::vector<Conv2dProblem> at_batches(const std::vector<Layer>& layers, int n) {
+  std::vector<Conv2dProblem> shapes;
+  const std::vector<int> batches = n > 0 ? std::vector<int>{n} : std::vector<int>{32, 128};
+  for (int b : batches) {
+    for (const Layer& l : layers) shapes.push_back(layer(b, l.hw, l.c, l.k, l.rs, l.pad, l.stride, l.groups));
+  }
+  return shapes;
+}
+
+// ResNeXt-50 (32x4d): ResNet-50's stages with twice the bottleneck width and 3x3 convolutions
+// of 32 groups (stride 2 on the first 3x3 of stages 3 to 5).
+const std::vector<Layer> kResNeXt50 = {
+    {224, 3, 64, 7, 3, 2, 1},                                                         // stem
+    {56, 64, 128, 1, 0, 1, 1},    {56, 128, 128, 3, 1, 1, 32},  {56, 128, 256, 1, 0, 1, 1},
+    {56, 256, 128, 1, 0, 1, 1},                                                       // stage 2
+    {56, 256, 256, 1, 0, 1, 1},   {56, 256, 256, 3, 1, 2, 32},  {28, 256, 512, 1, 0, 1, 1},
+    {28, 512, 256, 1, 0, 1, 1},   {28, 256, 256, 3, 1, 1, 32},                        // stage 3
+    {28, 512, 512, 1, 0, 1, 1},   {28, 512, 512, 3, 1, 2, 32},  {14, 512, 1024, 1, 0, 1, 1},
+    {14, 1024, 512, 1, 0, 1, 1},  {14, 512, 512, 3, 1, 1, 32},                        // stage 4
+    {14, 1024, 1024, 1, 0, 1, 1}, {14, 1024, 1024, 3, 1, 2, 32}, {7, 1024, 2048, 1, 0, 1, 1},
+    {7, 2048, 1024, 1, 0, 1, 1},  {7, 1024, 1024, 3, 1, 1, 32},                       // stage 5
+};
+
+// MobileNetV2: the stem, then inverted residual blocks: a 1x1 expansion (6x), a 3x3 depthwise
+// convolution (groups = C; stride 2 where the resolution halves), a 1x1 projection.
+const std::vector<Layer> kMobileNetV2 = {
+    {224, 3, 32, 3, 1, 2, 1},                                                          // stem
+    {112, 32, 32, 3, 1, 1, 32},    {112, 32, 16, 1, 0, 1, 1},                          // t = 1
+    {112, 16, 96, 1, 0, 1, 1},     {112, 96, 96, 3, 1, 2, 96},    {56, 96, 24, 1, 0, 1, 1},
+    {56, 24, 144, 1, 0, 1, 1},     {56, 144, 144, 3, 1, 1, 144},  {56, 144, 24, 1, 0, 1, 1},
+    {56, 144, 144, 3, 1, 2, 144},  {28, 144, 32, 1, 0, 1, 1},     {28, 32, 192, 1, 0, 1, 1},
+    {28, 192, 192, 3, 1, 1, 192},  {28, 192, 32, 1, 0, 1, 1},     {28, 192, 192, 3, 1, 2, 192},
+    {14, 192, 64, 1, 0, 1, 1},     {14, 64, 384, 1, 0, 1, 1},     {14, 384, 384, 3, 1, 1, 384},
+    {14, 384, 64, 1, 0, 1, 1},     {14, 384, 96, 1, 0, 1, 1},     {14, 96, 576, 1, 0, 1, 1},
+    {14, 576, 576, 3, 1, 1, 576},  {14, 576, 96, 1, 0, 1, 1},     {14, 576, 576, 3, 1, 2, 576},
+    {7, 576, 160, 1, 0, 1, 1},     {7, 160, 960, 1, 0, 1, 1},     {7, 960, 960, 3, 1, 1, 960},
+    {7, 960, 160, 1, 0, 1, 1},     {7, 960, 320, 1, 0, 1, 1},     {7, 320, 1280, 1, 0, 1, 1},
+};
+
+// ConvNeXt-T: a 4x4 stride-4 stem, blocks of a 7x7 depthwise convolution and 1x1 layers to 4C
+// and back, 2x2 stride-2 downsampling between the stages (96, 192, 384, 768 channels).
+const std::vector<Layer> kConvNeXtT = {
+    {224, 3, 96, 4, 0, 4, 1},                                                            // stem
+    {56, 96, 96, 7, 3, 1, 96},     {56, 96, 384, 1, 0, 1, 1},    {56, 384, 96, 1, 0, 1, 1},
+    {56, 96, 192, 2, 0, 2, 1},     {28, 192, 192, 7, 3, 1, 192}, {28, 192, 768, 1, 0, 1, 1},
+    {28, 768, 192, 1, 0, 1, 1},    {28, 192, 384, 2, 0, 2, 1},   {14, 384, 384, 7, 3, 1, 384},
+    {14, 384, 1536, 1, 0, 1, 1},   {14, 1536, 384, 1, 0, 1, 1},  {14, 384, 768, 2, 0, 2, 1},
+    {7, 768, 768, 7, 3, 1, 768},   {7, 768, 3072, 1, 0, 1, 1},   {7, 3072, 768, 1, 0, 1, 1},
+};
+
 }  // namespace
+
+std::vector<std::string> conv_suite_names() { return {"resnet50", "resnext50", "mobilenetv2", "convnext-t"}; }
+
+std::vector<Conv2dProblem> conv_suite_shapes(const std::string& name, int n) {
+  if (name == "resnet50") return default_conv_shapes(n);
+  if (name == "resnext50") return at_batches(kResNeXt50, n);
+  if (name == "mobilenetv2") return at_batches(kMobileNetV2, n);
+  if (name == "convnext-t") return at_batches(kConvNeXtT, n);
+  return {};
+}
 
 std::vector<Conv2dProblem> default_conv_shapes(int n) {
   std::vector<Conv2dProblem> shapes;

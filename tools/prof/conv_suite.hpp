@@ -1,7 +1,8 @@
-// A list of conv2d problems measured one after the other into one report, and the default
-// list: ResNet-50's layers.
+// A list of conv2d problems measured one after the other into one report, and the suites:
+// ResNet-50's layers (the default), ResNeXt-50's, MobileNetV2's and ConvNeXt-T's.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "conv_bench.hpp"
@@ -20,6 +21,16 @@ namespace tessel::prof {
 //   14x14x512 -> 512 3x3 stride 2, 7x7x512 -> 512 3x3, 7x7x512 -> 2048 1x1        stage 5
 // each at N = 32 and N = 128 (or only at `n` when given).
 std::vector<Conv2dProblem> default_conv_shapes(int n = 0);
+
+// The suites `tessel-prof conv2d --suite NAME` runs, each network's distinct layers at N = 32
+// and N = 128 (or only at `n`), the residual downsampling projections left out:
+//   resnet50     the default above
+//   resnext50    ResNeXt-50 (32x4d): 3x3 convolutions of 32 groups, 20 layers
+//   mobilenetv2  MobileNetV2: 3x3 depthwise (groups = C) and 1x1 expansions and projections, 30
+//   convnext-t   ConvNeXt-T: 7x7 depthwise, 1x1 to 4C and back, 4x4/4 stem, 2x2/2 downsampling, 16
+std::vector<std::string> conv_suite_names();
+// The suite called `name`; empty when there is none.
+std::vector<Conv2dProblem> conv_suite_shapes(const std::string& name, int n = 0);
 
 // Measures every problem and prints a row for each as it completes (progress on a terminal's
 // stderr). Returns kExitOk when every row passed (or was not verified), kExitFailed otherwise,
