@@ -1,5 +1,6 @@
 // What the three conv2d directions share when they execute a plan (conv2d_plan.hpp): the
-// launch-error status, the epilogue, split-K's two passes and stream-ordered buffers.
+// launch-error status, the epilogue, the groups' grid with split-K's two passes, and
+// stream-ordered buffers.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -14,11 +15,10 @@
 
 namespace tessel::conv_detail {
 
-// kCudaError for a failed launch of group g (clearing CUDA's sticky-free last error).
-inline Status launch_error(const char* direction, int group, cudaError_t e) {
+// kCudaError for a failed launch (clearing CUDA's sticky-free last error).
+inline Status launch_error(const char* direction, cudaError_t e) {
   cudaGetLastError();
-  return {StatusCode::kCudaError, std::string("conv2d: ") + direction + " launch failed (group " +
-                                      std::to_string(group) + "): " + cudaGetErrorString(e)};
+  return {StatusCode::kCudaError, std::string("conv2d: ") + direction + " launch failed: " + cudaGetErrorString(e)};
 }
 
 // The epilogue of a row-major output D (and residual C) with rows `ld` elements apart:
@@ -31,26 +31,48 @@ inline EpilogueParams output_epilogue(void* d, const void* c, const void* bias, 
           act, out, vector_ok};
 }
 
-// Runs params (its epilogue the real one) through `launch`, split as `split` says. With
-// partials, the slices first write fp32 partial sums to `workspace`
-// (split.workspace_bytes(m, n) bytes), then split_k_reduce sums them in a fixed order through
-// the real epilogue, keeping split.columns.
+// The GEMM of every group in one grid: params describes group 0, its batch strides (elements of
+// the input type for A and B, of the output type for D, C and bias) step to the next group, and
+// `launch(p, batches)` runs p over that many grid layers (z = group * splits + split). Split as
+// gemm.split says: with partials, the slices first write fp32 partial sums to `workspace`
+// (gemm.workspace_bytes()), then split_k_reduce sums them in a fixed order through the real
+// epilogue, keeping split.columns. Groups beyond the grid's 65535 layers take further launches.
 template <class Launch>
-cudaError_t run_split(GemmParams params, Split split, float* workspace, cudaStream_t stream,
-                      Launch&& launch) {
-  if (!split.partials()) return launch(params);
+cudaError_t run_groups(GemmParams params, ConvGemm const& gemm, int input_bytes, int output_bytes, float* workspace,
+                       cudaStream_t stream, Launch&& launch) {
+  constexpr int kMaxGridLayers = 65535;
+  const Split& split = gemm.split;
+  const int per_launch = kMaxGridLayers / split.splits;
   const EpilogueParams out = params.epilogue;
-  params.splits = split.splits;
-  params.k_tiles_per_split = split.k_tiles_per_split;
-  params.epilogue = output_epilogue(workspace, nullptr, nullptr, params.n, 1.0f, 0.0f,
-                                    Activation::kNone, DataType::kF32, params.n % 4 == 0);
-  params.epilogue.d_batch_stride = std::int64_t(params.m) * params.n;  // slice z at z * M * N
-  cudaError_t e = launch(params);
-  if (e == cudaSuccess) {
-    e = sm80::split_k_reduce(workspace, split.splits, params.m, params.n, 1, out, split.columns,
-                             stream);
+  for (int g0 = 0; g0 < gemm.groups; g0 += per_launch) {
+    const int groups = gemm.groups - g0 < per_launch ? gemm.groups - g0 : per_launch;
+    auto shift = [&](const void* p, std::int64_t stride, int bytes) -> const char* {
+      return p ? static_cast<const char*>(p) + g0 * stride * bytes : nullptr;
+    };
+    GemmParams p = params;
+    p.a = shift(params.a, params.a_batch_stride, input_bytes);
+    p.b = shift(params.b, params.b_batch_stride, input_bytes);
+    EpilogueParams e = out;
+    e.d = const_cast<char*>(shift(out.d, out.d_batch_stride, output_bytes));
+    e.c = shift(out.c, out.c_batch_stride, output_bytes);
+    e.bias = shift(out.bias, out.bias_batch_stride, output_bytes);
+    if (!split.partials()) {
+      p.epilogue = e;
+      if (cudaError_t err = launch(p, groups); err != cudaSuccess) return err;
+      continue;
+    }
+    p.splits = split.splits;
+    p.k_tiles_per_split = split.k_tiles_per_split;
+    p.epilogue = output_epilogue(workspace, nullptr, nullptr, p.n, 1.0f, 0.0f, Activation::kNone, DataType::kF32,
+                                 p.n % 4 == 0);
+    p.epilogue.d_batch_stride = std::int64_t(p.m) * p.n;  // layer z (group * splits + split) at z * M * N
+    if (cudaError_t err = launch(p, groups); err != cudaSuccess) return err;
+    if (cudaError_t err = sm80::split_k_reduce(workspace, split.splits, p.m, p.n, groups, e, split.columns, stream);
+        err != cudaSuccess) {
+      return err;
+    }
   }
-  return e;
+  return cudaSuccess;
 }
 
 }  // namespace tessel::conv_detail

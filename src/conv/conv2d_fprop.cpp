@@ -1,9 +1,10 @@
-// conv2d_fprop(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then one
-// implicit GEMM per group.
+// conv2d_fprop(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then the
+// implicit GEMM of every group in one launch, the groups as its batches.
 //   GEMM view of group g:  D (N*P*Q, K/G) = A (N*P*Q, R*S*C/G) * B (K/G, R*S*C/G)^T
 //   A  the activations through ConvFpropA (zero-filled padding; the optimized iterator where
 //      R, S <= 32, else the analytic one), B the group's KRSC filters
 //      (a K-major matrix, ldb = R*S*C/G), D the group's K/G columns of Y (ldd = K).
+// Depthwise layers (C = K = G) run on a direct kernel instead (conv/depthwise_direct.hpp).
 // On an H100, ungrouped layers of 64 or more channels run on the TMA kernel instead: the same
 // GEMM with A loaded in the engine's im2col mode, K rounded up per tap to 64-channel tiles
 // (conv/fprop_operand_sm90.hpp).
@@ -13,6 +14,7 @@
 #include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
+#include "conv/depthwise_instances.hpp"
 #include "conv/fprop_instances_sm80.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
@@ -24,9 +26,10 @@ using conv_detail::aligned;
 
 namespace {
 
-// The GEMMs of every group, X and W as the plan has them (given or padded).
-Status run_groups(const Conv2dArguments& args, const conv_detail::FpropPlan& plan, const void* x, const void* w,
-                  const ConvFpropTmaA& tma_a, const ConvFilterTmaB& tma_b, cudaStream_t stream) {
+// The GEMM of every group in one grid, X and W as the plan has them (given or padded): group g
+// reads channels g*C/G.. of X and filters g*K/G.. of W, and writes columns g*K/G.. of Y.
+Status run(const Conv2dArguments& args, const conv_detail::FpropPlan& plan, const void* x, const void* w,
+           const ConvFpropTmaA& tma_a, const ConvFilterTmaB& tma_b, cudaStream_t stream) {
   const Conv2dProblem& pb = plan.problem;
   const conv_detail::ConvGemm& gemm = plan.gemm;
   const int cg = pb.channels_per_group(), kg = pb.filters_per_group(), rsc = pb.r * pb.s * cg;
@@ -35,32 +38,21 @@ Status run_groups(const Conv2dArguments& args, const conv_detail::FpropPlan& pla
   const bool c_read = args.beta != 0.0f;
   StreamBuffer workspace(stream);
   if (Status s = workspace.allocate(gemm.workspace_bytes(), "conv2d: fprop", "the split-K workspace"); !s) return s;
-  for (int g = 0; g < pb.groups; ++g) {
-    void* d = static_cast<char*>(args.y) + std::size_t(g) * kg * ob;
-    const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * kg * ob : nullptr;
-    const void* bias = args.bias ? static_cast<const char*>(args.bias) + std::size_t(g) * kg * ob : nullptr;
-    const bool vector_ok = pb.k % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
-    GemmParams params{x,
-                          static_cast<const char*>(w) + std::size_t(g) * kg * rsc * ib,
-                          gemm.m,
-                          gemm.n,
-                          gemm.k,
-                          0,
-                          rsc,
-                          0,
-                          0,
-                          1,
-                          1 << 30,
-                          conv_detail::output_epilogue(d, c, bias, pb.k, args.alpha, args.beta, args.activation,
-                                                       args.output_type, vector_ok)};
-    auto launch = [&](GemmParams const& p) {
-      if (gemm.tile.tma) return sm90::run_conv_fprop_tma(args.input_type, gemm.tile, p, tma_a, tma_b, stream);
-      return sm80::run_conv_fprop(args.input_type, plan.narrow, gemm.optimized, gemm.tile, p, pb, g, stream);
-    };
-    if (cudaError_t e = conv_detail::run_split(params, gemm.split, workspace.get<float>(), stream, launch);
-        e != cudaSuccess) {
-      return conv_detail::launch_error("fprop", g, e);
-    }
+  const void* c = c_read ? args.residual : nullptr;
+  // 16-byte runs of Y (and the residual) in every group: aligned bases, K and K/G multiples of a run.
+  const bool vector_ok =
+      pb.k % vec == 0 && (pb.groups == 1 || kg % vec == 0) && aligned(args.y, 16) && (!c_read || aligned(c, 16));
+  GemmParams params{x, w, gemm.m, gemm.n, gemm.k, 0, rsc, cg, std::int64_t(kg) * rsc, 1, 1 << 30,
+                    conv_detail::output_epilogue(args.y, c, args.bias, pb.k, args.alpha, args.beta, args.activation,
+                                                 args.output_type, vector_ok)};
+  params.epilogue.d_batch_stride = params.epilogue.c_batch_stride = params.epilogue.bias_batch_stride = kg;
+  auto launch = [&](GemmParams const& p, int groups) {
+    if (gemm.tile.tma) return sm90::run_conv_fprop_tma(args.input_type, gemm.tile, p, tma_a, tma_b, stream);
+    return sm80::run_conv_fprop(args.input_type, plan.narrow, gemm.optimized, gemm.tile, p, pb, groups, stream);
+  };
+  if (cudaError_t e = conv_detail::run_groups(params, gemm, ib, ob, workspace.get<float>(), stream, launch);
+      e != cudaSuccess) {
+    return conv_detail::launch_error("fprop", e);
   }
   return {};
 }
@@ -73,6 +65,13 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: fprop", &device); !s) return s;
   conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
   const Conv2dProblem& pb = args.problem;
+  if (plan.depthwise.direct) {
+    const DepthwiseArgs a{pb,          args.x,     args.w,     args.y,          args.beta != 0.0f ? args.residual : nullptr,
+                          args.bias,   args.alpha, args.beta,  args.activation, args.output_type, 0, 0};
+    if (cudaError_t e = sm80::run_depthwise_fprop(args.input_type, plan.depthwise, a, stream); e != cudaSuccess)
+      return conv_detail::launch_error("fprop", e);
+    return {};
+  }
 
   StreamBuffer copies(stream);
   const void* x = args.x;
@@ -85,7 +84,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
     if (e == cudaSuccess)
       e = sm80::pad_channels(args.w, xc + plan.x_copy_bytes, (long long)pb.k * pb.r * pb.s, pb.c, plan.problem.c,
                              stream);
-    if (e != cudaSuccess) return conv_detail::launch_error("fprop", 0, e);
+    if (e != cudaSuccess) return conv_detail::launch_error("fprop", e);
     x = xc, w = xc + plan.x_copy_bytes;
   }
   ConvFpropTmaA tma_a{};
@@ -98,7 +97,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
       plan = conv_detail::plan_fprop(args, device);
     }
   }
-  return run_groups(args, plan, x, w, tma_a, tma_b, stream);
+  return run(args, plan, x, w, tma_a, tma_b, stream);
 }
 
 }  // namespace tessel

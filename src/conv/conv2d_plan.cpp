@@ -12,10 +12,10 @@ namespace tessel::conv_detail {
 
 bool aligned(const void* p, int bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
-Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms) {
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batches) {
   Split s;
   if (m <= 0 || n <= 0 || sms <= 0) return s;  // nothing to compute, or nothing to fill
-  const long long tiles = ceil_div((long long)m, tile.m) * ceil_div((long long)n, tile.n);
+  const long long tiles = ceil_div((long long)m, tile.m) * ceil_div((long long)n, tile.n) * batches;
   const long long k_tiles = ceil_div((long long)k, tile.k);
   if (2 * tiles > sms) return s;
   const int min_slice = tile.wgmma ? 1024 / tile.k : 16;  // K tiles per slice: 1024 K on wgmma
@@ -41,21 +41,54 @@ bool padded_channels(const Conv2dProblem& pb, Conv2dProblem* out) {
 // Split-K, then (TMA kernel) whether it runs persistent: short reductions with more work
 // items than two blocks per SM hold.
 void finish(ConvGemm& g, int sms) {
-  g.split = choose_split(g.m, g.n, g.k, g.tile, sms);
+  g.split = choose_split(g.m, g.n, g.k, g.tile, sms, g.groups);
   if (!g.tile.tma) return;
   const long long k_tiles = ceil_div((long long)g.k, g.tile.k);
   const long long items =
-      ceil_div((long long)g.m, g.tile.m) * ceil_div((long long)g.n, g.tile.n) * g.split.splits;
+      ceil_div((long long)g.m, g.tile.m) * ceil_div((long long)g.n, g.tile.n) * g.split.splits * g.groups;
   g.tile.persistent =
       std::min<long long>(k_tiles, g.split.k_tiles_per_split) <= sm80::kConvPersistentMaxKTiles && items > 2LL * sms;
 }
 
 }  // namespace
 
+DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms) {
+  DepthwisePlan d;
+  const int taps = pb.r * pb.s;
+  if (pb.groups != pb.c || pb.k != pb.c || taps > kDepthwiseMaxTaps) return d;
+  d.direct = true;
+  d.vec = pb.c % 8 == 0 && aligned ? 8 : 1;
+  const int channel_vectors = pb.c / d.vec;
+  d.vectors = std::min(channel_vectors, 8);
+  d.blocks_y = int(ceil_div((long long)channel_vectors, d.vectors));
+  if (d.blocks_y > 65535) return {};  // past the grid's y: the grouped GEMMs, which take any G
+  sms = std::max(sms, 1);
+  if (direction == ConvDirection::kWgrad) {
+    // Slices of at least 32 pixels, about 16 blocks per SM over all channel blocks.
+    const long long pixels = (long long)pb.n * pb.p() * pb.q();
+    const long long slices = std::max(1LL, std::min(ceil_div(16LL * sms, d.blocks_y), ceil_div(pixels, 32LL)));
+    d.pixels_per_slice = int(ceil_div(pixels, slices));
+    d.blocks_x = int(ceil_div(pixels, (long long)d.pixels_per_slice));
+    d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * sizeof(float);
+    return d;
+  }
+  // One pixel per thread, or up to four while that still leaves 8 blocks per SM.
+  const long long pixels = direction == ConvDirection::kFprop ? (long long)pb.n * pb.p() * pb.q()
+                                                              : (long long)pb.n * pb.h * pb.w;
+  const int lanes = kDepthwiseThreads / d.vectors;
+  const long long one = ceil_div(pixels, (long long)lanes);
+  d.blocks_x = int(std::min(one, std::max(ceil_div(one, 4LL), ceil_div(8LL * sms, d.blocks_y))));
+  return d;
+}
+
 FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
   const Conv2dProblem& pb = args.problem;
   FpropPlan plan;
   plan.problem = pb;
+  plan.depthwise = plan_depthwise(ConvDirection::kFprop, pb,
+                                  aligned(args.x, 16) && aligned(args.y, 16) && (args.beta == 0.0f || aligned(args.residual, 16)),
+                                  device.sms);
+  if (plan.depthwise.direct) return plan;
   const bool wide = pb.c % 8 == 0 && aligned(args.x, 16) && aligned(args.w, 16);
   if (!wide && pb.groups == 1 && padded_channels(pb, &plan.problem)) {
     const int ib = data_type_bytes(args.input_type);
@@ -73,7 +106,7 @@ FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
   // The optimized iterator keeps a 32-bit tap mask per row: filters up to 32 x 32.
   g.optimized = ActivationIteratorOptimized<1>::supports(kp);
   g.tile = sm80::conv_tile_n(kg, plan.narrow, g.optimized, device.wgmma());
-  g.m = kp.n * kp.p() * kp.q(), g.n = kg, g.k = kp.r * kp.s * cg;
+  g.m = kp.n * kp.p() * kp.q(), g.n = kg, g.k = kp.r * kp.s * cg, g.groups = kp.groups;
   // On the wgmma kernels, layers of at least 64 channels take the TMA kernel when the engine
   // can describe them; its K runs over whole 64-channel tiles of each tap.
   if (g.tile.wgmma && device.tma_encoder && kp.c >= sm80::kConvTileKTma &&
@@ -90,6 +123,10 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
   const Conv2dProblem& pb = args.problem;
   DgradPlan plan;
   plan.filter = pb;
+  plan.depthwise = plan_depthwise(
+      ConvDirection::kDgrad, pb,
+      aligned(args.dy, 16) && aligned(args.dx, 16) && (args.beta == 0.0f || aligned(args.residual, 16)), device.sms);
+  if (plan.depthwise.direct) return plan;
   const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
   // 16-byte loads: eight filters of dY (A) and eight channels of W (B) per vector.
   const bool a_wide = kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16);
@@ -112,7 +149,7 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
       const int taps = phase.taps_r * phase.taps_s;
       g.optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
       g.tile = sm80::conv_tile_n(cg, plan.narrow, g.optimized, device.wgmma());
-      g.m = pb.n * phase.rows * phase.cols, g.n = cg, g.k = taps * kg;
+      g.m = pb.n * phase.rows * phase.cols, g.n = cg, g.k = taps * kg, g.groups = pb.groups;
       // On the wgmma kernels, phases whose dY has 64 or more channels take the TMA kernel when
       // the engine can describe them: A is the phase's im2col over dY, its K whole 64-filter
       // tiles per tap.
@@ -133,6 +170,8 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   const Conv2dProblem& pb = args.problem;
   WgradPlan plan;
   plan.problem = pb;
+  plan.depthwise = plan_depthwise(ConvDirection::kWgrad, pb, aligned(args.dy, 16) && aligned(args.x, 16), device.sms);
+  if (plan.depthwise.direct) return plan;
   const int kg = pb.filters_per_group();
   // 16-byte loads: eight filters of dY (A) and eight channels of X (B) per vector.
   const bool a_wide = kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16);
@@ -145,7 +184,7 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   plan.narrow = !(a_wide && (b_wide || plan.pad_channels));
   ConvGemm& g = plan.gemm;
   g.tile = sm80::conv_tile_m(kg, plan.narrow, device.wgmma());
-  g.m = kg, g.n = kp.r * kp.s * kp.channels_per_group(), g.k = kp.n * kp.p() * kp.q();
+  g.m = kg, g.n = kp.r * kp.s * kp.channels_per_group(), g.k = kp.n * kp.p() * kp.q(), g.groups = kp.groups;
   finish(g, device.sms);
   if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
   return plan;

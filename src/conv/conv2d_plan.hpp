@@ -4,7 +4,8 @@
 // GPU, under AddressSanitizer and UBSan; conv2d_{fprop,dgrad,wgrad}.cpp validate, plan, and
 // then only execute the plan.
 //
-// Each direction runs one GEMM shape for every group (a launch per group), on
+// Each direction runs one GEMM shape for every group, the groups as the kernel's batches (one
+// grid layer each: a single launch), on
 //   - the TMA kernel (sm_90a; ungrouped layers of 64 or more input channels that the engine can
 //     describe, conv_tma_maps.hpp), else
 //   - the cp.async wgmma kernel (sm_90a; the 16-byte path with the optimized iterator), else
@@ -19,13 +20,14 @@
 #include "conv/conv_tma_maps.hpp"
 #include "gemm/split_k_reduce.hpp"
 #include "runtime/device_info.hpp"
+#include "tessel/conv/depthwise_direct.hpp"
 #include "tessel/runtime/conv2d.hpp"
 
 namespace tessel::conv_detail {
 
 bool aligned(const void* p, int bytes);
 
-// Split-K for one implicit GEMM: when its tiles fill less than half the SMs, as
+// Split-K for one implicit GEMM of `batches` groups: when their tiles fill less than half the SMs, as
 // many slices of K as fill them about twice, each of at least 16 K tiles (on the wgmma
 // kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
 // wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 53 slices of 60.
@@ -41,23 +43,39 @@ struct Split {
     return partials() ? std::size_t(splits) * std::size_t(m) * std::size_t(n) * sizeof(float) : 0;
   }
 };
-Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms);
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batches = 1);
 
 // One implicit GEMM as it runs for each group.
 struct ConvGemm {
   int m = 0, n = 0, k = 0;  // the GEMM; on the TMA kernel k counts each tap's channels in whole tiles
+  int groups = 1;           // the GEMM's batches, one per group (grid layers, conv2d_common.hpp)
   sm80::ConvTile tile;      // the kernel: tile, wgmma, tma, persistent
   bool optimized = true;    // fprop and dgrad: the optimized activation iterator (else the analytic)
   Split split;
   sm90::ConvTmaMaps tma;  // tile.tma: its operands' maps
-  std::size_t workspace_bytes() const { return split.workspace_bytes(m, n); }
+  std::size_t workspace_bytes() const { return split.workspace_bytes(m, n) * std::size_t(groups); }
 };
+
+// Depthwise layers (C/G = K/G = 1, at most kDepthwiseMaxTaps taps) run on the direct kernels
+// instead of G one-column GEMMs (tessel/conv/depthwise_direct.hpp). Their launch:
+struct DepthwisePlan {
+  bool direct = false;
+  int vec = 1;                     // channels per thread: 8 (16-byte loads: C % 8 == 0, aligned tensors) or 1
+  int vectors = 1;                 // channel vectors per block
+  int blocks_x = 0, blocks_y = 0;  // the grid: pixel blocks (wgrad: slices of N*P*Q), channel blocks
+  int pixels_per_slice = 0;        // wgrad: pixels of a slice
+  std::size_t workspace_bytes = 0;  // wgrad: the slices' fp32 partial sums (slices, R*S, C)
+};
+enum class ConvDirection { kFprop, kDgrad, kWgrad };
+// `aligned`: every tensor the kernel reads or writes by vectors is 16-byte aligned.
+DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms);
 
 // fprop. Ungrouped layers whose channels (or pointers) rule out 16-byte loads, such as the RGB
 // stem (C = 3), run on copies of X and W padded with zero channels to C8 = C rounded up to 8:
 // the reduction grows by C8/C, but every load is a 16-byte cp.async instead of eight 2-byte
 // loads. Grouped layers, and padded copies past 2^31 elements, take the narrow path instead.
 struct FpropPlan {
+  DepthwisePlan depthwise;    // depthwise.direct: the direct kernel, and nothing below
   bool pad_channels = false;  // X and W run on zero-padded copies (x_copy_bytes, w_copy_bytes)
   Conv2dProblem problem;      // as the kernels see it: C8 channels when padded
   bool narrow = false;        // element-wise loads
@@ -74,6 +92,7 @@ struct DgradPhasePlan {
   ConvGemm gemm;  // (N*rows*cols, C/G, R'*S'*K/G); K = 0 for a phase no tap reaches: the epilogue alone
 };
 struct DgradPlan {
+  DepthwisePlan depthwise;  // depthwise.direct: the direct kernel, and nothing below
   bool pad_filter = false;  // W runs on a zero-padded copy (w_copy_bytes)
   Conv2dProblem filter;     // W's geometry as the kernels see it (C8 channels when padded)
   bool narrow = false;
@@ -90,6 +109,7 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
 // (K, R*S*C8) into an fp32 workspace (split or not), and the reduction keeps the first C of
 // every C8 columns (split.columns): dW (K, R*S*C).
 struct WgradPlan {
+  DepthwisePlan depthwise;    // depthwise.direct: the direct kernel, and nothing below
   bool pad_channels = false;  // X runs on a zero-padded copy (x_copy_bytes)
   Conv2dProblem problem;      // as the kernels see it: C8 channels when padded
   bool narrow = false;

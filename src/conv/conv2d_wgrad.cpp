@@ -1,5 +1,7 @@
-// conv2d_wgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then one
-// implicit GEMM per group, split-K over N*P*Q when the output has few tiles.
+// conv2d_wgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then the
+// implicit GEMM of every group in one launch (the groups as its batches), split-K over N*P*Q
+// when the output has few tiles. Depthwise layers (C = K = G) run on a direct kernel instead
+// (conv/depthwise_direct.hpp): per-slice partial sums, then their sum in slice order.
 //   GEMM view of group g:  D (K/G, R*S*C/G) = A (K/G, N*P*Q) * B (R*S*C/G, N*P*Q)^T
 //   A  dY^T: the MN-major matrix dY + g*K/G, lda = K
 //   B  the activations through ConvWgradActivationB (zero-filled padding)
@@ -11,6 +13,7 @@
 
 #include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
+#include "conv/depthwise_instances.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -25,6 +28,17 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: wgrad", &device); !s) return s;
   const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
   const Conv2dProblem& pb = args.problem;
+  if (plan.depthwise.direct) {
+    StreamBuffer partials(stream);
+    if (Status s = partials.allocate(plan.depthwise.workspace_bytes, "conv2d: wgrad", "the depthwise partial sums"); !s)
+      return s;
+    const DepthwiseArgs a{pb,      args.dy,    args.x,    args.dw,           args.beta != 0.0f ? args.residual : nullptr,
+                          nullptr, args.alpha, args.beta, Activation::kNone, args.output_type, 0, 0};
+    if (cudaError_t e = sm80::run_depthwise_wgrad(args.input_type, plan.depthwise, a, partials.get<float>(), stream);
+        e != cudaSuccess)
+      return conv_detail::launch_error("wgrad", e);
+    return {};
+  }
   const conv_detail::ConvGemm& gemm = plan.gemm;
 
   const void* x = args.x;
@@ -34,7 +48,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
     if (cudaError_t e = sm80::pad_channels(args.x, padded_x.get(), (long long)pb.n * pb.h * pb.w, pb.c,
                                            plan.problem.c, stream);
         e != cudaSuccess) {
-      return conv_detail::launch_error("wgrad", 0, e);
+      return conv_detail::launch_error("wgrad", e);
     }
     x = padded_x.get();
   }
@@ -46,24 +60,23 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
-  const std::int64_t per_matrix = std::int64_t(kg) * crs;
-  for (int g = 0; g < pb.groups; ++g) {
-    void* d = static_cast<char*>(args.dw) + std::size_t(g) * per_matrix * ob;
-    const void* c = c_read ? static_cast<const char*>(args.residual) + std::size_t(g) * per_matrix * ob : nullptr;
-    // On padded channels the reduction writes D (the GEMM's columns compacted), never the kernel.
-    const bool vector_ok = !plan.pad_channels && crs % vec == 0 && aligned(d, 16) && (!c_read || aligned(c, 16));
-    const EpilogueParams out = conv_detail::output_epilogue(d, c, nullptr, crs, args.alpha, args.beta,
-                                                            Activation::kNone, args.output_type, vector_ok);
-    const GemmParams params{
-        static_cast<const char*>(args.dy) + std::size_t(g) * kg * ib, x, gemm.m, gemm.n, gemm.k, pb.k, 0, 0, 0, 1,
-        1 << 30, out};
-    auto launch = [&](GemmParams const& p) {
-      return sm80::run_conv_wgrad(args.input_type, plan.narrow, gemm.tile, p, plan.problem, g, stream);
-    };
-    if (cudaError_t e = conv_detail::run_split(params, gemm.split, workspace.get<float>(), stream, launch);
-        e != cudaSuccess) {
-      return conv_detail::launch_error("wgrad", g, e);
-    }
+  const void* c = c_read ? args.residual : nullptr;
+  const std::int64_t per_matrix = std::int64_t(kg) * crs;  // one group's filters in dW
+  // On padded channels the reduction writes D (the GEMM's columns compacted), never the kernel.
+  const bool vector_ok = !plan.pad_channels && crs % vec == 0 && (pb.groups == 1 || per_matrix % vec == 0) &&
+                         aligned(args.dw, 16) && (!c_read || aligned(c, 16));
+  EpilogueParams out = conv_detail::output_epilogue(args.dw, c, nullptr, crs, args.alpha, args.beta, Activation::kNone,
+                                                    args.output_type, vector_ok);
+  out.d_batch_stride = out.c_batch_stride = per_matrix;
+  // Group g: filters g*K/G.. of dY, channels g*C/G.. of X.
+  const GemmParams params{args.dy, x, gemm.m, gemm.n, gemm.k, pb.k, 0, kg, plan.problem.channels_per_group(), 1,
+                          1 << 30, out};
+  auto launch = [&](GemmParams const& p, int groups) {
+    return sm80::run_conv_wgrad(args.input_type, plan.narrow, gemm.tile, p, plan.problem, groups, stream);
+  };
+  if (cudaError_t e = conv_detail::run_groups(params, gemm, ib, ob, workspace.get<float>(), stream, launch);
+      e != cudaSuccess) {
+    return conv_detail::launch_error("wgrad", e);
   }
   return {};
 }

@@ -12,11 +12,11 @@
 
 namespace tessel::sm80 {
 
-// Launches one group's fprop GEMM. input: kF16 or kBF16; narrow: element-wise loads;
-// optimized: the precomputed-offset iterator (R, S <= 32), else the analytic one; tile:
-// conv_tile_n().
+// Launches the fprop GEMM of `groups` groups (grid layers; params' batch strides step from
+// one group to the next). input: kF16 or kBF16; narrow: element-wise loads; optimized: the
+// precomputed-offset iterator (R, S <= 32), else the analytic one; tile: conv_tile_n().
 cudaError_t run_conv_fprop(DataType input, bool narrow, bool optimized, ConvTile tile,
-                           GemmParams const& params, Conv2dProblem const& problem, int group,
+                           GemmParams const& params, Conv2dProblem const& problem, int groups,
                            cudaStream_t stream);
 
 }  // namespace tessel::sm80

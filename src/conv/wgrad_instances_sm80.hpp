@@ -11,10 +11,11 @@
 
 namespace tessel::sm80 {
 
-// Launches one group's wgrad GEMM (with params.splits > 1: its split-K slices, each into its
-// own fp32 matrix of the workspace). input: kF16 or kBF16; narrow: element-wise loads; tile:
+// Launches the wgrad GEMM of `groups` groups (grid layers; params' batch strides step from one
+// group to the next; with params.splits > 1 each group's split-K slices, each into its own
+// fp32 matrix of the workspace). input: kF16 or kBF16; narrow: element-wise loads; tile:
 // conv_tile_m().
 cudaError_t run_conv_wgrad(DataType input, bool narrow, ConvTile tile, GemmParams const& params,
-                           Conv2dProblem const& problem, int group, cudaStream_t stream);
+                           Conv2dProblem const& problem, int groups, cudaStream_t stream);
 
 }  // namespace tessel::sm80

@@ -23,10 +23,9 @@ __global__ void split_k_reduce_kernel(float const* workspace, int splits, int m,
       x += p.beta * detail::to_float(static_cast<Out const*>(
                         p.c)[b * p.c_batch_stride + p.scatter.row_start(row, p.ldc) + col]);
     }
-    if (p.bias_mode == BiasMode::kPerColumn)
-      x += detail::to_float(static_cast<Out const*>(p.bias)[col]);
-    if (p.bias_mode == BiasMode::kPerRow)
-      x += detail::to_float(static_cast<Out const*>(p.bias)[row]);
+    Out const* bias = static_cast<Out const*>(p.bias) + b * p.bias_batch_stride;
+    if (p.bias_mode == BiasMode::kPerColumn) x += detail::to_float(bias[col]);
+    if (p.bias_mode == BiasMode::kPerRow) x += detail::to_float(bias[row]);
     static_cast<Out*>(p.d)[b * p.d_batch_stride + p.scatter.row_start(row, p.ldd) + col] =
         detail::from_float<Out>(detail::activate(x, p.act));
   }

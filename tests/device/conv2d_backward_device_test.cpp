@@ -430,6 +430,18 @@ TEST(Conv2dDgrad, GroupedAndDepthwise) {
   run_dgrad({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 82);       // depthwise, C/G = 1
   run_dgrad({problem(2, 10, 10, 16, 16, 3, 3, 1, 2, 1, 16)}, 83);  // depthwise, strided
 }
+// Every group in one launch per phase (the groups are the kernel's batches): each group's bias
+// and residual columns on the 16-byte and the narrow path; a split reduction per group; more
+// groups than a grid has layers (65535) take a second launch.
+TEST(Conv2dDgrad, GroupsInOneLaunch) {
+  run_dgrad({problem(2, 8, 8, 64, 64, 3, 3, 1, 2, 1, 4), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true,
+             Activation::kReLU},
+            84);
+  run_dgrad({problem(2, 12, 12, 96, 96, 3, 3, 1, 2, 1, 96), DataType::kBF16, DataType::kF32, 0.75f, 0.5f, true}, 85);
+  run_dgrad({problem(1, 7, 7, 64, 1024, 3, 3, 1, 1, 1, 2), DataType::kF16, DataType::kBF16, 1.0f, 0.5f, true}, 86);
+  run_dgrad({problem(1, 1, 1, 70001, 70001, 1, 1, 0, 1, 1, 70001), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true},
+            87);
+}
 
 // Filters of more than 32 taps (small images, large pads).
 // Phases whose dY has 64 or more channels run on the TMA kernel on an H100
@@ -598,6 +610,16 @@ TEST(Conv2dWgrad, GroupedAndDepthwise) {
   run_wgrad({problem(2, 9, 7, 32, 16, 3, 3, 1, 2, 1, 4)}, 1051);
   run_wgrad({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 1052);
   run_wgrad({problem(2, 10, 10, 16, 16, 3, 3, 1, 2, 1, 16)}, 1053);
+}
+// Every group in one launch (the groups are the kernel's batches), with each group's residual
+// filters; split-K per group (2 groups of 32 x 144 over N*P*Q = 12544); more groups than a grid
+// has layers (65535) take a second launch.
+TEST(Conv2dWgrad, GroupsInOneLaunch) {
+  run_wgrad({problem(2, 8, 8, 64, 64, 3, 3, 1, 1, 1, 4), DataType::kF16, DataType::kF16, 1.0f, 0.5f}, 1054);
+  run_wgrad({problem(2, 12, 12, 96, 96, 3, 3, 1, 2, 1, 96), DataType::kBF16, DataType::kF32, 0.75f, 0.5f}, 1055);
+  run_wgrad({problem(4, 56, 56, 32, 64, 3, 3, 1, 1, 1, 2), DataType::kF16, DataType::kBF16, 1.0f, 0.5f}, 1056);
+  run_wgrad({problem(1, 1, 1, 70001, 70001, 1, 1, 0, 1, 1, 70001), DataType::kF16, DataType::kF16, 1.0f, 0.5f},
+            1059);
 }
 
 // Filters of more than 32 taps on small images with large pads: the outer taps of dW never

@@ -135,6 +135,21 @@ TEST(Conv2dFprop, GroupedAndDepthwise) {
   run_case({problem(2, 8, 8, 32, 64, 3, 3, 1, 1, 1, 4)}, 5);
   run_case({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 6);  // depthwise: C/G = 1, narrow
 }
+// Every group in one launch (the groups are the kernel's batches): each group's bias and residual
+// columns, on the 16-byte path (C/G = K/G = 16) and the narrow one (depthwise, strided); few
+// tiles over a deep reduction split K per group (2 groups of 49x32x2304, reduced with beta, bias
+// and ReLU); more groups than a grid has layers (65535) take a second launch.
+TEST(Conv2dFprop, GroupsInOneLaunch) {
+  run_case({problem(2, 8, 8, 64, 64, 3, 3, 1, 1, 1, 4), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true,
+            Activation::kReLU},
+           20);
+  run_case({problem(2, 12, 12, 96, 96, 3, 3, 1, 2, 1, 96), DataType::kBF16, DataType::kF32, 0.75f, 0.5f, true}, 21);
+  run_case({problem(1, 7, 7, 512, 64, 3, 3, 1, 1, 1, 2), DataType::kF16, DataType::kBF16, 1.0f, 0.5f, true,
+            Activation::kReLU},
+           22);
+  run_case({problem(1, 1, 1, 70001, 70001, 1, 1, 0, 1, 1, 70001), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true},
+           23);
+}
 // Filters wider than 32 taps do not fit the optimized iterator's masks: the analytic one runs.
 TEST(Conv2dFprop, WideFilterTakesTheAnalyticIterator) {
   run_case({problem(2, 3, 40, 8, 16, 1, 33, 0, 1)}, 11);

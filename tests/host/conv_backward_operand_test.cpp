@@ -104,17 +104,20 @@ TEST(DgradPhase, PhaseGemmsScatteredAreTheDefinition) {
         for (int pw = 0; pw < pb.stride_w; ++pw) {
           const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
           const RowScatter scatter = dgrad_row_scatter(pb, phase);
-          const ConvDgradFilterB b = ConvDgradFilterB::make(pb, phase, g, 1);
+          // Group 0's operands, moved to group g by the kernel's batch strides: K/G filters of dY,
+          // K/G * R*S*C/G elements of W.
+          const ConvDgradFilterB b = ConvDgradFilterB::make(pb, phase, 1);
+          const long long a_shift = (long long)g * kg, b_shift = (long long)g * kg * pb.r * pb.s * cg;
           const int m = pb.n * phase.rows * phase.cols, k_extent = phase.taps_r * phase.taps_s * kg;
           for (int row = 0; row < m; ++row) {
             const long long d = scatter.row_start(row, pb.c) + g * cg;
             for (int c = 0; c < cg; ++c) {
               ++written[d + c];
               for (int kk = 0; kk < k_extent; ++kk) {
-                ActivationIteratorAnalytic<1> a(phase.fprop, g, {row, 1, kk}, 1, phase.rows, phase.cols);
+                ActivationIteratorAnalytic<1> a(phase.fprop, 0, {row, 1, kk}, 1, phase.rows, phase.cols);
                 const IndexCounter at = IndexCounter::at(kk, b.counter);
                 ASSERT_TRUE(b.valid(c, at));
-                if (a.valid(0)) gemm[d + c] += in.dy[a.offset(0)] * in.f[b.offset(c, at)];
+                if (a.valid(0)) gemm[d + c] += in.dy[a_shift + a.offset(0)] * in.f[b_shift + b.offset(c, at)];
               }
             }
           }
@@ -185,7 +188,7 @@ TEST(WgradActivationB, ImplicitGemmIsTheDefinition) {
           in.x[((std::size_t(n) * pb.h + h) * pb.w + w) * pb.c + (k / kg) * cg + c];
     });
     for (int g = 0; g < pb.groups; ++g) {
-      const ConvWgradActivationB b = ConvWgradActivationB::make(pb, g, 1);
+      const ConvWgradActivationB b = ConvWgradActivationB::make(pb, 1);  // group 0's; group g at + g*C/G
       for (int crs = 0; crs < crs_extent; ++crs) {
         const ConvWgradActivationB::Run run = b.run(crs);
         IndexCounter at = IndexCounter::at(0, b.counter);
@@ -193,7 +196,7 @@ TEST(WgradActivationB, ImplicitGemmIsTheDefinition) {
           if (!b.valid(run, at)) continue;
           for (int k = 0; k < kg; ++k) {
             gemm[std::size_t(g * kg + k) * crs_extent + crs] +=
-                in.dy[std::size_t(npq) * pb.k + g * kg + k] * in.x[b.offset(run, at)];
+                in.dy[std::size_t(npq) * pb.k + g * kg + k] * in.x[g * cg + b.offset(run, at)];
           }
         }
         ASSERT_FALSE(b.valid(run, at)) << "past N*P*Q must be invalid; seed " << seed;

@@ -98,6 +98,34 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
   if (g.m == 0 || g.n == 0) EXPECT_EQ(g.split.splits, 1);
 }
 
+// The direct depthwise kernels' plan: taken exactly for C = K = G and few enough taps; its grid
+// covers every channel (and, in wgrad, every pixel in slices) within CUDA's limits.
+bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirection direction, const Conv2dProblem& pb) {
+  const bool depthwise = pb.groups == pb.c && pb.k == pb.c && pb.r * pb.s <= kDepthwiseMaxTaps;
+  if (!d.direct) {
+    EXPECT_FALSE(depthwise && pb.c <= 65535) << "a depthwise layer on the GEMMs";
+    return false;
+  }
+  EXPECT_TRUE(depthwise);
+  EXPECT_TRUE(d.vec == 1 || (d.vec == 8 && pb.c % 8 == 0)) << d.vec;
+  const long long vectors = pb.c / d.vec;
+  EXPECT_EQ(d.vectors, std::min(vectors, 8LL));
+  EXPECT_GE((long long)d.blocks_y * d.vectors, vectors);
+  EXPECT_LT((long long)(d.blocks_y - 1) * d.vectors, vectors);
+  EXPECT_LE(d.blocks_y, 65535);
+  EXPECT_GE(d.blocks_x, 1);
+  if (direction == conv_detail::ConvDirection::kWgrad) {
+    const long long pixels = (long long)pb.n * pb.p() * pb.q(), taps = pb.r * pb.s;
+    EXPECT_LE(taps * d.vectors, 1024) << "threads per block";
+    EXPECT_GE((long long)d.blocks_x * d.pixels_per_slice, pixels);
+    EXPECT_LT((long long)(d.blocks_x - 1) * d.pixels_per_slice, pixels) << "an empty slice";
+    EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * sizeof(float));
+  } else {
+    EXPECT_EQ(d.workspace_bytes, 0u);
+  }
+  return true;
+}
+
 // The taps r' (stored or flipped) that reach phase ph of one dimension, by the definition:
 // h = ph + i*stride is reached by tap r' when h + pad - r'*dilation is a multiple of stride.
 int taps_by_definition(int ph, int pad, int stride, int dilation, int taps) {
@@ -119,6 +147,7 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   if (testing::chance(rng, 0.3)) args.bias = address(rng, 3, ob);
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
   const conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
+  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kFprop, pb)) return;
   const Conv2dProblem& kp = plan.problem;
   EXPECT_TRUE(validate(kp).ok());
   if (plan.pad_channels) {
@@ -143,6 +172,7 @@ void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   }
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
   const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
+  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kDgrad, pb)) return;
   // Every pixel of dX lies in exactly one phase that has rows.
   const long long phases_h = std::min(pb.stride_h, pb.h), phases_w = std::min(pb.stride_w, pb.w);
   ASSERT_EQ((long long)plan.phases.size(), phases_h * phases_w);
@@ -182,6 +212,7 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   args.dy = address(rng, 0, 2), args.x = address(rng, 1, 2), args.dw = const_cast<void*>(address(rng, 2, ob));
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
   const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
+  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kWgrad, pb)) return;
   const Conv2dProblem& kp = plan.problem;
   check_gemm(plan.gemm, device, kp, pb.filters_per_group(), (long long)kp.r * kp.s * kp.channels_per_group(),
              (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q());

@@ -121,17 +121,17 @@ TESSEL_HOST_DEVICE inline RowScatter dgrad_row_scatter(const Conv2dProblem& pb,
           phase.ph * row + (long long)phase.pw * pb.c};
 }
 
-// dgrad's B operand: the KRSC filter as B (C/G, R'*S'*K/G) of one group and phase, MN-major.
+// dgrad's B operand: the KRSC filter as B (C/G, R'*S'*K/G) of group 0 and one phase, MN-major;
+// the kernel's batch stride (K/G * R*S*C/G elements) moves it to group g.
 struct ConvDgradFilterB {
   int columns;                       // C/G: GEMM N
   int taps_r;                        // R': the counter's outer digit bound
   IndexCounterParams counter;        // (t, u, k) over (R', S', K/G), stepped by the K tile
   int stride_k, stride_t, stride_u;  // element offsets per k, per t, per u
-  int origin;  // of (t, u, k) = (0, 0, 0), column 0, the group's filters included
+  int origin;  // of (t, u, k) = (0, 0, 0), column 0
 
-  // B for `group` of a phase with taps, the kernel's TileK `tile_k`.
-  TESSEL_HOST_DEVICE static ConvDgradFilterB make(const Conv2dProblem& pb, const DgradPhase& phase,
-                                                  int group, int tile_k) {
+  // B of a phase with taps, the kernel's TileK `tile_k`.
+  TESSEL_HOST_DEVICE static ConvDgradFilterB make(const Conv2dProblem& pb, const DgradPhase& phase, int tile_k) {
     const int cg = pb.channels_per_group(), kg = pb.filters_per_group(), rscg = pb.r * pb.s * cg;
     const int taps_s = phase.taps_s > 0 ? phase.taps_s : 1;
     return {cg,
@@ -140,7 +140,7 @@ struct ConvDgradFilterB {
             rscg,
             phase.r_step * pb.s * cg,
             phase.s_step * cg,
-            group * kg * rscg + (phase.r_first * pb.s + phase.s_first) * cg};
+            (phase.r_first * pb.s + phase.s_first) * cg};
   }
 
   // Element (column, K index `at`) of B: inside the GEMM, and its offset into the filter.

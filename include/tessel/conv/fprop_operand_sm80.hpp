@@ -1,5 +1,6 @@
 // Convolution fprop's A operand for the sm80 GEMM kernel (kernel_sm80.hpp, its ASource): the
-// implicit (N*P*Q, R*S*C/G) activation matrix of group `group`, never materialised. Each copy
+// implicit (N*P*Q, R*S*C/G) activation matrix of group 0, never materialised; the kernel's
+// batch stride (C/G elements) moves it to group g, as the pointer it loads from. Each copy
 // atom of a thread's partition gets its NHWC address and whether it lies inside the image from
 // an activation iterator (activation_iterator.hpp); atoms in the padding, past M or past K are
 // zero-filled by the copy (cp.async with src-size 0, or the narrow path's zero store) and read
@@ -25,7 +26,6 @@ template <ConvIterator Family>
 struct ConvFpropA {
   Conv2dProblem problem;
   ActivationParams params;  // make_activation_params(problem, the kernel's TileK): kOptimized
-  int group;
   // The GEMM rows' output grid when it is not the problem's (P, Q), else 0: dgrad's stride
   // phases (dgrad_operand_sm80.hpp; their params carry it for kOptimized).
   int out_p = 0, out_q = 0;
@@ -59,9 +59,9 @@ struct ConvFpropA {
     const ThreadSlice slice{m0 + origin.row[0], kAtoms > 1 ? origin.row[kAtoms > 1 ? 1 : 0] - origin.row[0] : 1,
                             k0 + origin.col[0]};
     if constexpr (Family == ConvIterator::kOptimized) {
-      return {ActivationIteratorOptimized<kAtoms>(params, group, slice)};
+      return {ActivationIteratorOptimized<kAtoms>(params, 0, slice)};
     } else {
-      return {ActivationIteratorAnalytic<kAtoms>(problem, group, slice, tile_k, out_p > 0 ? out_p : problem.p(),
+      return {ActivationIteratorAnalytic<kAtoms>(problem, 0, slice, tile_k, out_p > 0 ? out_p : problem.p(),
                                                  out_q > 0 ? out_q : problem.q())};
     }
   }

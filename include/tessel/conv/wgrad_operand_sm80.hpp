@@ -5,6 +5,7 @@
 //   B  X as fprop's activation matrix seen from the other side: B[crs, npq] = X[n, h, w, g*C/G + c]
 //      with h = p*stride_h - pad_h + r'*dilation_h (likewise w), zero outside the image.
 //      An MN-major gather: a run of 8 (or 1) channels at one tap (r, s), at several npq.
+//      ConvWgradActivationB is group 0's; the kernel's batch stride (C/G elements) moves it to g.
 //   D  the group's K/G rows of dW, a plain row-major matrix (ldd = RSC/G)
 // The reduction runs over npq = (n*P + p)*Q + q, as (n, p, q) digits of an IndexCounter: the
 // loader never divides after it starts. A thread's run (r, s, c) is fixed for the whole
@@ -26,10 +27,8 @@ struct ConvWgradActivationB {
   int h, w;
   int stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, filter_r;
   int image_elements, row_elements, channels;  // H*W*C, W*C, C
-  int group_channel;                           // g*C/G
 
-  TESSEL_HOST_DEVICE static ConvWgradActivationB make(const Conv2dProblem& pb, int group,
-                                                      int tile_k) {
+  TESSEL_HOST_DEVICE static ConvWgradActivationB make(const Conv2dProblem& pb, int tile_k) {
     const int cg = pb.channels_per_group();
     return {pb.r * pb.s * cg,
             cg,
@@ -48,12 +47,11 @@ struct ConvWgradActivationB {
             pb.r,
             pb.h * pb.w * pb.c,
             pb.w * pb.c,
-            pb.c,
-            group * cg};
+            pb.c};
   }
 
   // What a thread's run of channels fixes: its column crs -> the tap (as offsets of h, w from
-  // p*stride_h, q*stride_w) and the absolute channel.
+  // p*stride_h, q*stride_w) and the channel within the group.
   struct Run {
     int h0, w0, channel;
     bool inside;  // crs < R*S*C/G
@@ -62,7 +60,7 @@ struct ConvWgradActivationB {
     const int tap = crs / channels_per_group, c = crs % channels_per_group;
     int r = tap / filter_s, s = tap % filter_s;
     if (flipped) r = filter_r - 1 - r, s = filter_s - 1 - s;
-    return {r * dilation_h - pad_h, s * dilation_w - pad_w, group_channel + c, crs < columns};
+    return {r * dilation_h - pad_h, s * dilation_w - pad_w, c, crs < columns};
   }
   // Element (run, K index (n, p, q)) of B: inside the GEMM and the image, and its offset in X.
   TESSEL_HOST_DEVICE bool valid(Run const& run, IndexCounter const& at) const {

@@ -50,6 +50,7 @@ struct EpilogueParams {
   DataType out;
   bool vector_ok;  // d, c, ldd, ldc and the batch strides allow 16-byte accesses
   RowScatter scatter{};  // where the rows of D and C start, when not at m * ldd (m * ldc)
+  std::int64_t bias_batch_stride = 0;  // batch z's bias at bias + z * bias_batch_stride (conv's groups)
 };
 
 // The fp32 staging tile (TileM, TileN) in shared memory: row-major, its 32-byte units
@@ -124,7 +125,7 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
   if (col >= cols) return;
   Out* d = static_cast<Out*>(p.d) + batch * p.d_batch_stride;
   Out const* c = p.beta != 0.0f ? static_cast<Out const*>(p.c) + batch * p.c_batch_stride : nullptr;
-  Out const* bias = static_cast<Out const*>(p.bias);
+  Out const* bias = static_cast<Out const*>(p.bias) + batch * p.bias_batch_stride;
   const bool full_run = p.vector_ok && col + kVec <= cols;
 
   // The common case without a decision per element: no residual, a whole 16-byte run, no bias

@@ -1,0 +1,240 @@
+// Depthwise convolution (C/G = K/G = 1: output channel c reads input channel c alone) computed
+// directly, in all three directions. An implicit GEMM of such a layer is G GEMMs of one column
+// and R*S reductions: the tensor cores would multiply padding, so these kernels use the CUDA
+// cores and aim at what bounds the layer, the bytes it moves (docs/PERFORMANCE.md).
+//
+// A thread owns Vec consecutive channels (Vec = 8: 16-byte loads of f16/bf16, C % 8 == 0 and
+// 16-byte aligned tensors; else 1) and walks pixels; a block is lanes x vectors threads, the
+// vectors (channels, fastest: each pixel's channels are one contiguous run) by pixel lanes
+// (neighbouring pixels: their windows overlap, so the taps' re-reads hit L1).
+//   fprop  y[n,p,q,c]  = sum_rs x[n, p*sh-ph+r*dh, q*sw-pw+s*dw, c] * w[c,r,s]
+//   dgrad  dx[n,h,w,c] = sum_rs dy[n, p, q, c] * w[c,r,s] over the taps with
+//                        h = p*sh-ph+r*dh (p whole, in range), likewise w
+//   wgrad  dw[c,r,s]   = sum_npq dy[n,p,q,c] * x[n, p*sh-ph+r*dh, q*sw-pw+s*dw, c]
+// (true convolution: the filter's tap (R-1-r, S-1-s) wherever these say (r, s)). fprop and
+// dgrad keep the block's filter taps in shared memory, as fp32 (R*S, channels); wgrad gives each
+// thread one tap and its channels, each block a slice of the N*P*Q pixels, and writes fp32
+// partial sums per slice that depthwise_wgrad_reduce adds in slice order (deterministic).
+#pragma once
+
+#include <cstdint>
+
+#include "tessel/conv/problem.hpp"
+#include "tessel/gemm/epilogue.hpp"
+
+namespace tessel {
+
+// What the three kernels take: the problem, the tensors, the epilogue
+// out = act(alpha * acc + beta * residual + bias[c]) (wgrad: no bias, no activation).
+struct DepthwiseArgs {
+  Conv2dProblem pb;
+  void const* in;        // fprop: x; dgrad: dy; wgrad: dy
+  void const* w;         // fprop, dgrad: the filter (C, R, S, 1); wgrad: x
+  void* out;             // y, dx, or (wgrad) the fp32 partials (slices, R*S, C)
+  void const* residual;  // read when beta != 0; of the output type
+  void const* bias;      // C values of the output type, or null
+  float alpha, beta;
+  Activation act;
+  DataType out_type;
+  int vectors_per_block;  // channel vectors of a block (the rest of its threads are pixel lanes)
+  int pixels_per_slice;   // wgrad: pixels (n, p, q) of a block's slice
+};
+
+inline constexpr int kDepthwiseThreads = 256;
+// Shared memory of fprop's and dgrad's filter taps: (R*S, 8 * Vec channels) floats. Filters
+// with more taps than this allows run as grouped GEMMs (conv2d_plan.cpp).
+inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 taps: 32 KiB
+
+#if defined(__CUDACC__)
+namespace detail {
+
+template <class T, int Vec>
+__device__ inline void load_values(T const* p, float (&v)[Vec]) {
+  if constexpr (Vec == 8) {  // one (16-bit types) or two (fp32) 16-byte loads
+    constexpr int kLoads = 8 * int(sizeof(T)) / 16;
+    uint4 u[kLoads];
+    for (int i = 0; i < kLoads; ++i) u[i] = reinterpret_cast<uint4 const*>(p)[i];
+    T const* e = reinterpret_cast<T const*>(u);
+    for (int j = 0; j < 8; ++j) v[j] = to_float(e[j]);
+  } else {
+    for (int j = 0; j < Vec; ++j) v[j] = to_float(p[j]);
+  }
+}
+
+template <class T, int Vec>
+__device__ inline void store_values(T* p, float const (&v)[Vec]) {
+  if constexpr (Vec == 8 && sizeof(T) == 2) {
+    alignas(16) T e[8];
+    for (int j = 0; j < 8; ++j) e[j] = from_float<T>(v[j]);
+    *reinterpret_cast<uint4*>(p) = *reinterpret_cast<uint4 const*>(e);
+  } else if constexpr (Vec == 8) {
+    reinterpret_cast<float4*>(p)[0] = make_float4(v[0], v[1], v[2], v[3]);
+    reinterpret_cast<float4*>(p)[1] = make_float4(v[4], v[5], v[6], v[7]);
+  } else {
+    for (int j = 0; j < Vec; ++j) p[j] = from_float<T>(v[j]);
+  }
+}
+
+// out[at..at+Vec) = act(alpha * acc + beta * residual + bias), in the output type.
+template <class Out, int Vec>
+__device__ inline void depthwise_store(DepthwiseArgs const& a, std::int64_t at, int c, float (&acc)[Vec]) {
+  float r[Vec];
+  if (a.beta != 0.0f) load_values<Out, Vec>(static_cast<Out const*>(a.residual) + at, r);
+  for (int j = 0; j < Vec; ++j) {
+    float x = a.alpha * acc[j];
+    if (a.beta != 0.0f) x += a.beta * r[j];
+    if (a.bias) x += to_float(static_cast<Out const*>(a.bias)[c + j]);
+    acc[j] = activate(x, a.act);
+  }
+  store_values<Out, Vec>(static_cast<Out*>(a.out) + at, acc);
+}
+
+template <int Vec>
+__device__ inline void depthwise_store(DepthwiseArgs const& a, std::int64_t at, int c, float (&acc)[Vec]) {
+  switch (a.out_type) {
+    case DataType::kF32: depthwise_store<float, Vec>(a, at, c, acc); break;
+    case DataType::kF16: depthwise_store<Half, Vec>(a, at, c, acc); break;
+    case DataType::kBF16: depthwise_store<BFloat16, Vec>(a, at, c, acc); break;
+  }
+}
+
+// The block's filter taps as fp32 (R*S, vectors * Vec) in shared memory, (r, s) as the
+// direction reads them (flipped for true convolution); channels past C are zero.
+template <class T, int Vec>
+__device__ inline void load_taps(DepthwiseArgs const& a, int c0, float* taps) {
+  const Conv2dProblem& pb = a.pb;
+  const int width = a.vectors_per_block * Vec, count = pb.r * pb.s * width;
+  const bool flip = pb.mode == ConvMode::kConvolution;
+  for (int i = int(threadIdx.x); i < count; i += blockDim.x) {
+    const int tap = i / width, c = c0 + i % width;
+    int r = tap / pb.s, s = tap % pb.s;
+    if (flip) r = pb.r - 1 - r, s = pb.s - 1 - s;
+    taps[i] = c < pb.c ? to_float(static_cast<T const*>(a.w)[(std::int64_t(c) * pb.r + r) * pb.s + s]) : 0.0f;
+  }
+  __syncthreads();
+}
+
+}  // namespace detail
+
+// fprop. Grid: (pixel blocks, channel blocks); each thread computes Vec channels of a pixel,
+// then of the pixel lanes * gridDim.x further on.
+template <class T, int Vec>
+__global__ void __launch_bounds__(kDepthwiseThreads) depthwise_fprop_kernel(DepthwiseArgs a) {
+  extern __shared__ float taps[];  // (R*S, vectors * Vec)
+  const Conv2dProblem& pb = a.pb;
+  const int vectors = a.vectors_per_block, lanes = kDepthwiseThreads / vectors;
+  const int c0 = int(blockIdx.y) * vectors * Vec;
+  detail::load_taps<T, Vec>(a, c0, taps);
+  const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
+  if (lane >= lanes || c >= pb.c) return;
+  const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q;  // below 2^31: Y's elements are
+  T const* x = static_cast<T const*>(a.in);
+  for (int pix = int(blockIdx.x) * lanes + lane; pix < pixels; pix += int(gridDim.x) * lanes) {
+    const int q = pix % Q, p = pix / Q % P, n = pix / Q / P;
+    float acc[Vec] = {};
+    for (int r = 0; r < pb.r; ++r) {
+      const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
+      if (unsigned(h) >= unsigned(pb.h)) continue;
+      T const* row = x + (std::int64_t(n) * pb.h + h) * pb.w * pb.c + c;
+      for (int s = 0; s < pb.s; ++s) {
+        const int w = q * pb.stride_w - pb.pad_w + s * pb.dilation_w;
+        if (unsigned(w) >= unsigned(pb.w)) continue;
+        float in[Vec];
+        detail::load_values<T, Vec>(row + std::int64_t(w) * pb.c, in);
+        float const* f = taps + (r * pb.s + s) * vectors * Vec + v * Vec;
+        for (int j = 0; j < Vec; ++j) acc[j] += in[j] * f[j];
+      }
+    }
+    detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc);
+  }
+}
+
+// dgrad: the fprop kernel's walk over dX's pixels (n, h, w), each tap reaching back to the
+// dY pixel (p, q) that read it through that tap, if there is one.
+template <class T, int Vec>
+__global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(DepthwiseArgs a) {
+  extern __shared__ float taps[];  // (R*S, vectors * Vec)
+  const Conv2dProblem& pb = a.pb;
+  const int vectors = a.vectors_per_block, lanes = kDepthwiseThreads / vectors;
+  const int c0 = int(blockIdx.y) * vectors * Vec;
+  detail::load_taps<T, Vec>(a, c0, taps);
+  const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
+  if (lane >= lanes || c >= pb.c) return;
+  const int P = pb.p(), Q = pb.q(), pixels = pb.n * pb.h * pb.w;  // below 2^31: dX's elements are
+  T const* dy = static_cast<T const*>(a.in);
+  for (int pix = int(blockIdx.x) * lanes + lane; pix < pixels; pix += int(gridDim.x) * lanes) {
+    const int w = pix % pb.w, h = pix / pb.w % pb.h, n = pix / pb.w / pb.h;
+    float acc[Vec] = {};
+    for (int r = 0; r < pb.r; ++r) {
+      const int ph = h + pb.pad_h - r * pb.dilation_h;  // p * stride_h, if a p reads h through r
+      if (ph < 0 || ph % pb.stride_h != 0 || ph / pb.stride_h >= P) continue;
+      T const* row = dy + (std::int64_t(n) * P + ph / pb.stride_h) * Q * pb.c + c;
+      for (int s = 0; s < pb.s; ++s) {
+        const int qw = w + pb.pad_w - s * pb.dilation_w;
+        if (qw < 0 || qw % pb.stride_w != 0 || qw / pb.stride_w >= Q) continue;
+        float in[Vec];
+        detail::load_values<T, Vec>(row + std::int64_t(qw / pb.stride_w) * pb.c, in);
+        float const* f = taps + (r * pb.s + s) * vectors * Vec + v * Vec;
+        for (int j = 0; j < Vec; ++j) acc[j] += in[j] * f[j];
+      }
+    }
+    detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc);
+  }
+}
+
+// wgrad. Grid: (slices of the N*P*Q pixels, channel blocks); block: R*S taps x vectors
+// threads. Thread (tap, v) sums dy * x over its slice's pixels for Vec channels of its tap and
+// writes them to the partials (slice, R*S, C), tap as dW stores it (flipped for true convolution).
+template <class T, int Vec>
+__global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
+  const Conv2dProblem& pb = a.pb;
+  const int vectors = a.vectors_per_block;
+  const int tap = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors;
+  const int c = (int(blockIdx.y) * vectors + v) * Vec;
+  if (tap >= pb.r * pb.s || c >= pb.c) return;
+  const int r = tap / pb.s, s = tap % pb.s, P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q;
+  const int begin = int(blockIdx.x) * a.pixels_per_slice;
+  const int end = pixels - begin > a.pixels_per_slice ? begin + a.pixels_per_slice : pixels;
+  T const* dy = static_cast<T const*>(a.in) + c;
+  T const* x = static_cast<T const*>(a.w) + c;
+  float acc[Vec] = {};
+  // (n, p, q) of pixel `begin`, then counted up: no division per pixel
+  int q = begin % Q, p = begin / Q % P, n = begin / Q / P;
+  for (int pix = begin; pix < end; ++pix) {
+    const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h, w = q * pb.stride_w - pb.pad_w + s * pb.dilation_w;
+    if (unsigned(h) < unsigned(pb.h) && unsigned(w) < unsigned(pb.w)) {
+      float g[Vec], in[Vec];
+      detail::load_values<T, Vec>(dy + std::int64_t(pix) * pb.c, g);
+      detail::load_values<T, Vec>(x + ((std::int64_t(n) * pb.h + h) * pb.w + w) * pb.c, in);
+      for (int j = 0; j < Vec; ++j) acc[j] += g[j] * in[j];
+    }
+    if (++q == Q) {
+      q = 0;
+      if (++p == P) p = 0, ++n;
+    }
+  }
+  const int stored = pb.mode == ConvMode::kConvolution ? pb.r * pb.s - 1 - tap : tap;
+  float* partial = static_cast<float*>(a.out) + (std::int64_t(blockIdx.x) * pb.r * pb.s + stored) * pb.c + c;
+  for (int j = 0; j < Vec; ++j) partial[j] = acc[j];
+}
+
+// wgrad's second pass: dw[c, r, s] = alpha * sum over slices (in order) + beta * residual.
+// partials (slices, R*S, C) fp32; one thread per element (tap, c), c fastest so that the
+// slices' reads are coalesced.
+template <class Out>
+__global__ void depthwise_wgrad_reduce_kernel(float const* partials, int slices, Conv2dProblem pb, void* dw,
+                                              void const* residual, float alpha, float beta) {
+  const int taps = pb.r * pb.s, count = pb.c * taps;  // below 2^31: dW's elements
+  for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < count; i += int(gridDim.x * blockDim.x)) {
+    const int tap = i / pb.c, c = i % pb.c;
+    float sum = 0.0f;
+    for (int b = 0; b < slices; ++b) sum += partials[std::int64_t(b) * count + i];
+    const int at = c * taps + tap;  // dW (C, R, S)
+    float x = alpha * sum;
+    if (beta != 0.0f) x += beta * detail::to_float(static_cast<Out const*>(residual)[at]);
+    static_cast<Out*>(dw)[at] = detail::from_float<Out>(x);
+  }
+}
+#endif
+
+}  // namespace tessel

@@ -1,0 +1,79 @@
+#include "conv/depthwise_instances.hpp"
+
+namespace tessel::sm80 {
+namespace {
+
+template <class T, int Vec>
+cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args,
+                           cudaStream_t stream) {
+  const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
+  const std::size_t smem = std::size_t(args.pb.r) * args.pb.s * plan.vectors * Vec * sizeof(float);
+  if (fprop) {
+    depthwise_fprop_kernel<T, Vec><<<grid, kDepthwiseThreads, smem, stream>>>(args);
+  } else {
+    depthwise_dgrad_kernel<T, Vec><<<grid, kDepthwiseThreads, smem, stream>>>(args);
+  }
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args,
+                           cudaStream_t stream) {
+  return plan.vec == 8 ? fprop_or_dgrad<T, 8>(fprop, plan, args, stream)
+                       : fprop_or_dgrad<T, 1>(fprop, plan, args, stream);
+}
+
+template <class T, int Vec>
+cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
+  const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
+  depthwise_wgrad_kernel<T, Vec><<<grid, args.pb.r * args.pb.s * plan.vectors, 0, stream>>>(args);
+  return cudaGetLastError();
+}
+
+template <class Out>
+cudaError_t wgrad_reduce(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, float const* partials,
+                         void* dw, cudaStream_t stream) {
+  const long long count = (long long)args.pb.c * args.pb.r * args.pb.s;
+  const int threads = 256, blocks = int(count / threads + 1 < 4096 ? count / threads + 1 : 4096);
+  depthwise_wgrad_reduce_kernel<Out><<<blocks, threads, 0, stream>>>(partials, plan.blocks_x, args.pb, dw,
+                                                                      args.residual, args.alpha, args.beta);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t run_depthwise_fprop(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
+                                cudaStream_t stream) {
+  args.vectors_per_block = plan.vectors;
+  return input == DataType::kF16 ? fprop_or_dgrad<Half>(true, plan, args, stream)
+                                 : fprop_or_dgrad<BFloat16>(true, plan, args, stream);
+}
+
+cudaError_t run_depthwise_dgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
+                                cudaStream_t stream) {
+  args.vectors_per_block = plan.vectors;
+  return input == DataType::kF16 ? fprop_or_dgrad<Half>(false, plan, args, stream)
+                                 : fprop_or_dgrad<BFloat16>(false, plan, args, stream);
+}
+
+cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
+                                float* workspace, cudaStream_t stream) {
+  void* dw = args.out;
+  args.out = workspace, args.vectors_per_block = plan.vectors, args.pixels_per_slice = plan.pixels_per_slice;
+  cudaError_t e;
+  if (input == DataType::kF16) {
+    e = plan.vec == 8 ? wgrad_partials<Half, 8>(plan, args, stream) : wgrad_partials<Half, 1>(plan, args, stream);
+  } else {
+    e = plan.vec == 8 ? wgrad_partials<BFloat16, 8>(plan, args, stream)
+                      : wgrad_partials<BFloat16, 1>(plan, args, stream);
+  }
+  if (e != cudaSuccess) return e;
+  switch (args.out_type) {
+    case DataType::kF32: return wgrad_reduce<float>(plan, args, workspace, dw, stream);
+    case DataType::kF16: return wgrad_reduce<Half>(plan, args, workspace, dw, stream);
+    case DataType::kBF16: return wgrad_reduce<BFloat16>(plan, args, workspace, dw, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace tessel::sm80
