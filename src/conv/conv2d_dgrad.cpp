@@ -56,10 +56,12 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
   const Conv2dProblem& pb = args.problem;
   if (plan.depthwise.direct) {
-    const DepthwiseArgs a{pb,        args.dy,    args.w,    args.dx,         args.beta != 0.0f ? args.residual : nullptr,
+    const DepthwiseArgs a{plan.depthwise.problem, args.dy, args.w, args.dx, args.beta != 0.0f ? args.residual : nullptr,
                           args.bias, args.alpha, args.beta, args.activation, args.output_type, 0, 0};
-    if (cudaError_t e = sm80::run_depthwise_dgrad(args.input_type, plan.depthwise, a, stream); e != cudaSuccess)
-      return conv_detail::launch_error("dgrad", e);
+    const cudaError_t e = plan.depthwise.as_fprop
+                              ? sm80::run_depthwise_fprop(args.input_type, plan.depthwise, a, stream)
+                              : sm80::run_depthwise_dgrad(args.input_type, plan.depthwise, a, stream);
+    if (e != cudaSuccess) return conv_detail::launch_error("dgrad", e);
     return {};
   }
   const int cg = pb.channels_per_group();

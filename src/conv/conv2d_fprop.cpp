@@ -66,7 +66,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
   const Conv2dProblem& pb = args.problem;
   if (plan.depthwise.direct) {
-    const DepthwiseArgs a{pb,          args.x,     args.w,     args.y,          args.beta != 0.0f ? args.residual : nullptr,
+    const DepthwiseArgs a{plan.depthwise.problem, args.x,     args.w,     args.y,          args.beta != 0.0f ? args.residual : nullptr,
                           args.bias,   args.alpha, args.beta,  args.activation, args.output_type, 0, 0};
     if (cudaError_t e = sm80::run_depthwise_fprop(args.input_type, plan.depthwise, a, stream); e != cudaSuccess)
       return conv_detail::launch_error("fprop", e);

@@ -52,11 +52,25 @@ void finish(ConvGemm& g, int sms) {
 
 }  // namespace
 
-DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms) {
+Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb) {
+  Conv2dProblem f = pb;
+  f.h = pb.p(), f.w = pb.q();
+  f.pad_h = (pb.r - 1) * pb.dilation_h - pb.pad_h, f.pad_w = (pb.s - 1) * pb.dilation_w - pb.pad_w;
+  f.mode = pb.mode == ConvMode::kConvolution ? ConvMode::kCrossCorrelation : ConvMode::kConvolution;
+  return f;
+}
+
+DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer, bool aligned, int sms) {
   DepthwisePlan d;
-  const int taps = pb.r * pb.s;
-  if (pb.groups != pb.c || pb.k != pb.c || taps > kDepthwiseMaxTaps) return d;
+  const int taps = layer.r * layer.s;
+  if (layer.groups != layer.c || layer.k != layer.c || taps > kDepthwiseMaxTaps) return d;
   d.direct = true;
+  d.problem = layer;
+  if (direction == ConvDirection::kDgrad && layer.stride_h == 1 && layer.stride_w == 1) {
+    d.problem = dgrad_as_fprop(layer), d.as_fprop = true;
+    direction = ConvDirection::kFprop;
+  }
+  const Conv2dProblem& pb = d.problem;
   d.vec = pb.c % 8 == 0 && aligned ? 8 : 1;
   const int channel_vectors = pb.c / d.vec;
   d.vectors = std::min(channel_vectors, 8);
@@ -72,11 +86,14 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, b
     d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * sizeof(float);
     return d;
   }
-  // One pixel per thread, or up to four while that still leaves 8 blocks per SM.
-  const long long pixels = direction == ConvDirection::kFprop ? (long long)pb.n * pb.p() * pb.q()
-                                                              : (long long)pb.n * pb.h * pb.w;
+  // One pixel (or strip) per thread, or up to four while that still leaves 8 blocks per SM.
+  const int strip = direction == ConvDirection::kFprop ? depthwise_strip(pb) : 0;
+  d.strip = strip > 0;
+  const long long units = direction == ConvDirection::kDgrad ? (long long)pb.n * pb.h * pb.w
+                          : d.strip ? (long long)pb.n * pb.p() * ceil_div((long long)pb.q(), (long long)strip)
+                                    : (long long)pb.n * pb.p() * pb.q();
   const int lanes = kDepthwiseThreads / d.vectors;
-  const long long one = ceil_div(pixels, (long long)lanes);
+  const long long one = ceil_div(units, (long long)lanes);
   d.blocks_x = int(std::min(one, std::max(ceil_div(one, 4LL), ceil_div(8LL * sms, d.blocks_y))));
   return d;
 }

@@ -60,13 +60,21 @@ struct ConvGemm {
 // instead of G one-column GEMMs (tessel/conv/depthwise_direct.hpp). Their launch:
 struct DepthwisePlan {
   bool direct = false;
+  // What the kernel computes: the layer itself, or, for dgrad at stride 1, the fprop over dY
+  // whose output is dX (as_fprop: dgrad_as_fprop(layer)).
+  Conv2dProblem problem;
+  bool as_fprop = false;
+  bool strip = false;              // fprop: depthwise_fprop_strip_kernel (depthwise_strip(problem) > 0)
   int vec = 1;                     // channels per thread: 8 (16-byte loads: C % 8 == 0, aligned tensors) or 1
   int vectors = 1;                 // channel vectors per block
-  int blocks_x = 0, blocks_y = 0;  // the grid: pixel blocks (wgrad: slices of N*P*Q), channel blocks
+  int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: slices of N*P*Q), channel blocks
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
   std::size_t workspace_bytes = 0;  // wgrad: the slices' fp32 partial sums (slices, R*S, C)
 };
 enum class ConvDirection { kFprop, kDgrad, kWgrad };
+// dgrad of a stride-1 layer as an fprop: dX = the true-convolution-flipped filter over dY (P x Q)
+// with pads (R-1)*dilation - pad, whose output extent is H x W.
+Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb);
 // `aligned`: every tensor the kernel reads or writes by vectors is 16-byte aligned.
 DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms);
 

@@ -3,13 +3,25 @@
 namespace tessel::sm80 {
 namespace {
 
+// fprop's kernel for the filter width and stride (depthwise_strip), else the per-pixel one.
+template <class T, int Vec>
+auto fprop_kernel(Conv2dProblem const& pb, bool strip) {
+  if (strip) {
+    const bool s1 = pb.stride_w == 1;
+    if (pb.s == 3) return s1 ? depthwise_fprop_strip_kernel<T, Vec, 3, 1> : depthwise_fprop_strip_kernel<T, Vec, 3, 2>;
+    if (pb.s == 5) return s1 ? depthwise_fprop_strip_kernel<T, Vec, 5, 1> : depthwise_fprop_strip_kernel<T, Vec, 5, 2>;
+    return depthwise_fprop_strip_kernel<T, Vec, 7, 1>;
+  }
+  return depthwise_fprop_kernel<T, Vec>;
+}
+
 template <class T, int Vec>
 cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args,
                            cudaStream_t stream) {
   const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
   const std::size_t smem = std::size_t(args.pb.r) * args.pb.s * plan.vectors * Vec * sizeof(float);
   if (fprop) {
-    depthwise_fprop_kernel<T, Vec><<<grid, kDepthwiseThreads, smem, stream>>>(args);
+    fprop_kernel<T, Vec>(args.pb, plan.strip)<<<grid, kDepthwiseThreads, smem, stream>>>(args);
   } else {
     depthwise_dgrad_kernel<T, Vec><<<grid, kDepthwiseThreads, smem, stream>>>(args);
   }

@@ -430,6 +430,30 @@ TEST(Conv2dDgrad, GroupedAndDepthwise) {
   run_dgrad({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 82);       // depthwise, C/G = 1
   run_dgrad({problem(2, 10, 10, 16, 16, 3, 3, 1, 2, 1, 16)}, 83);  // depthwise, strided
 }
+// Depthwise layers (C = K = G) on the direct kernels: the strip kernels of 3, 5 and 7 wide
+// filters at strides 1 and 2 (output widths that are not whole strips), the per-pixel kernel
+// (dilation, a 4x4 filter at stride 3), odd channel counts (one channel a thread), true
+// convolution, and the epilogue.
+std::vector<Conv2dProblem> depthwise_problems() {
+  auto dw = [](int n, int h, int w, int c, int r, int pad, int stride, int dil = 1,
+               ConvMode mode = ConvMode::kCrossCorrelation) {
+    return problem(n, h, w, c, c, r, r, pad, stride, dil, c, mode);
+  };
+  return {dw(2, 13, 17, 64, 3, 1, 1),  dw(2, 14, 15, 96, 3, 1, 2), dw(1, 12, 11, 48, 5, 2, 1, 1, ConvMode::kConvolution),
+          dw(1, 15, 16, 32, 5, 2, 2),  dw(2, 14, 14, 96, 7, 3, 1), dw(1, 9, 10, 24, 3, 2, 1, 2),
+          dw(1, 9, 9, 21, 3, 1, 1),    dw(1, 8, 8, 16, 4, 1, 3),   dw(1, 7, 9, 136, 3, 0, 2, 1, ConvMode::kConvolution)};
+}
+// dgrad at stride 1 runs as an fprop over dY; at other strides on its own kernel.
+TEST(Conv2dDgrad, DepthwiseDirectKernels) {
+  int seed = 90;
+  for (Conv2dProblem const& p : depthwise_problems()) {
+    run_dgrad({p, seed % 2 ? DataType::kBF16 : DataType::kF16, DataType(seed % 3), seed % 2 ? 0.75f : 1.0f,
+               seed % 3 == 1 ? 0.5f : 0.0f, seed % 2 == 0, Activation(seed % 3)},
+              seed);
+    ++seed;
+    if (HasFailure()) return;
+  }
+}
 // Every group in one launch per phase (the groups are the kernel's batches): each group's bias
 // and residual columns on the 16-byte and the narrow path; a split reduction per group; more
 // groups than a grid has layers (65535) take a second launch.
@@ -610,6 +634,20 @@ TEST(Conv2dWgrad, GroupedAndDepthwise) {
   run_wgrad({problem(2, 9, 7, 32, 16, 3, 3, 1, 2, 1, 4)}, 1051);
   run_wgrad({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 1052);
   run_wgrad({problem(2, 10, 10, 16, 16, 3, 3, 1, 2, 1, 16)}, 1053);
+}
+TEST(Conv2dWgrad, DepthwiseDirectKernels) {
+  int seed = 1070;
+  for (Conv2dProblem const& p : depthwise_problems()) {
+    run_wgrad({p, seed % 2 ? DataType::kBF16 : DataType::kF16, DataType(seed % 3), seed % 2 ? 0.75f : 1.0f,
+               seed % 3 == 1 ? 0.5f : 0.0f},
+              seed, true);
+    ++seed;
+    if (HasFailure()) return;
+  }
+  // Many slices of N*P*Q, summed in order: the same bits twice, accumulated into dW.
+  Case t{problem(8, 56, 56, 64, 64, 3, 3, 1, 1, 1, 64)};
+  t.beta = 1.0f, t.residual_is_output = true;
+  run_wgrad(t, seed, true);
 }
 // Every group in one launch (the groups are the kernel's batches), with each group's residual
 // filters; split-K per group (2 groups of 32 x 144 over N*P*Q = 12544); more groups than a grid

@@ -107,6 +107,20 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
     return false;
   }
   EXPECT_TRUE(depthwise);
+  // dgrad at stride 1 is an fprop over dY (P x Q) whose output is dX (H x W).
+  const bool as_fprop = direction == conv_detail::ConvDirection::kDgrad && pb.stride_h == 1 && pb.stride_w == 1;
+  EXPECT_EQ(d.as_fprop, as_fprop);
+  if (as_fprop) {
+    EXPECT_EQ(d.problem.h, pb.p());
+    EXPECT_EQ(d.problem.w, pb.q());
+    EXPECT_EQ(d.problem.p(), pb.h);
+    EXPECT_EQ(d.problem.q(), pb.w);
+    EXPECT_NE(d.problem.mode, pb.mode);
+  } else {
+    EXPECT_EQ(d.problem.h, pb.h);
+    EXPECT_EQ(d.problem.pad_w, pb.pad_w);
+  }
+  EXPECT_EQ(d.strip, (direction == conv_detail::ConvDirection::kFprop || as_fprop) && depthwise_strip(d.problem) > 0);
   EXPECT_TRUE(d.vec == 1 || (d.vec == 8 && pb.c % 8 == 0)) << d.vec;
   const long long vectors = pb.c / d.vec;
   EXPECT_EQ(d.vectors, std::min(vectors, 8LL));

@@ -12,9 +12,13 @@
 //                        h = p*sh-ph+r*dh (p whole, in range), likewise w
 //   wgrad  dw[c,r,s]   = sum_npq dy[n,p,q,c] * x[n, p*sh-ph+r*dh, q*sw-pw+s*dw, c]
 // (true convolution: the filter's tap (R-1-r, S-1-s) wherever these say (r, s)). fprop and
-// dgrad keep the block's filter taps in shared memory, as fp32 (R*S, channels); wgrad gives each
-// thread one tap and its channels, each block a slice of the N*P*Q pixels, and writes fp32
-// partial sums per slice that depthwise_wgrad_reduce adds in slice order (deterministic).
+// dgrad keep the block's filter taps in shared memory, as fp32 (R*S, channels). Where the
+// filter is 3, 5 or 7 wide at stride 1 or 2 (no dilation along w), fprop's thread computes a
+// strip of output columns and loads the input columns they share once
+// (depthwise_fprop_strip_kernel; 3x3: 6 loads per filter row for 4 outputs, not 12). dgrad at
+// stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop). wgrad gives each thread
+// one tap and its channels, each block a slice of the N*P*Q pixels, and writes fp32 partial
+// sums per slice that depthwise_wgrad_reduce adds in slice order (deterministic).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +45,17 @@ struct DepthwiseArgs {
 };
 
 inline constexpr int kDepthwiseThreads = 256;
+// Output columns of a thread in depthwise_fprop_strip_kernel<.., S, SW>: as many as keep its
+// input columns ((strip - 1) * SW + S) and accumulators within two blocks' registers per SM
+// (128 a thread) without spilling. 0: no strip kernel for that width and stride.
+TESSEL_HOST_DEVICE constexpr int depthwise_strip(int s, int stride_w) {
+  if (stride_w == 1) return s == 3 ? 4 : s == 5 ? 3 : s == 7 ? 2 : 0;
+  if (stride_w == 2) return s == 3 ? 3 : s == 5 ? 2 : 0;
+  return 0;
+}
+TESSEL_HOST_DEVICE inline int depthwise_strip(const Conv2dProblem& pb) {
+  return pb.dilation_w == 1 ? depthwise_strip(pb.s, pb.stride_w) : 0;
+}
 // Shared memory of fprop's and dgrad's filter taps: (R*S, 8 * Vec channels) floats. Filters
 // with more taps than this allows run as grouped GEMMs (conv2d_plan.cpp).
 inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 taps: 32 KiB
@@ -146,6 +161,57 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_fprop_kernel(Dept
       }
     }
     detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc);
+  }
+}
+
+// fprop with filters S wide at stride SW, dilation 1 along w: a thread computes
+// depthwise_strip(S, SW) consecutive output columns (n, p, q0..) of Vec channels, loading per
+// filter row the (strip - 1) * SW + S input columns they read once (zero outside the image).
+template <class T, int Vec, int S, int SW>
+__global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_fprop_strip_kernel(DepthwiseArgs a) {
+  extern __shared__ float taps[];  // (R*S, vectors * Vec)
+  constexpr int kStrip = depthwise_strip(S, SW), kColumns = (kStrip - 1) * SW + S;
+  const Conv2dProblem& pb = a.pb;
+  const int vectors = a.vectors_per_block, lanes = kDepthwiseThreads / vectors, width = vectors * Vec;
+  const int c0 = int(blockIdx.y) * width;
+  detail::load_taps<T, Vec>(a, c0, taps);
+  const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
+  if (lane >= lanes || c >= pb.c) return;
+  const int P = pb.p(), Q = pb.q(), strips_q = (Q + kStrip - 1) / kStrip, strips = pb.n * P * strips_q;
+  T const* x = static_cast<T const*>(a.in) + c;
+  for (int strip = int(blockIdx.x) * lanes + lane; strip < strips; strip += int(gridDim.x) * lanes) {
+    const int q0 = strip % strips_q * kStrip, p = strip / strips_q % P, n = strip / strips_q / P;
+    const int w0 = q0 * SW - pb.pad_w;
+    float acc[kStrip][Vec] = {};
+    for (int r = 0; r < pb.r; ++r) {
+      const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
+      if (unsigned(h) >= unsigned(pb.h)) continue;
+      T const* row = x + (std::int64_t(n) * pb.h + h) * pb.w * pb.c;
+      float in[kColumns][Vec];
+#pragma unroll
+      for (int j = 0; j < kColumns; ++j) {
+        if (unsigned(w0 + j) < unsigned(pb.w)) {
+          detail::load_values<T, Vec>(row + std::int64_t(w0 + j) * pb.c, in[j]);
+        } else {
+          for (int e = 0; e < Vec; ++e) in[j][e] = 0.0f;
+        }
+      }
+      float const* f = taps + r * S * width + v * Vec;
+#pragma unroll
+      for (int s = 0; s < S; ++s) {
+        float tap[Vec];
+        for (int e = 0; e < Vec; ++e) tap[e] = f[s * width + e];
+#pragma unroll
+        for (int i = 0; i < kStrip; ++i) {
+          for (int e = 0; e < Vec; ++e) acc[i][e] += in[i * SW + s][e] * tap[e];
+        }
+      }
+    }
+    const std::int64_t pixel = (std::int64_t(n) * P + p) * Q + q0;
+#pragma unroll
+    for (int i = 0; i < kStrip; ++i) {
+      if (q0 + i < Q) detail::depthwise_store<Vec>(a, (pixel + i) * pb.c + c, c, acc[i]);
+    }
   }
 }
 
