@@ -40,6 +40,7 @@
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
+#include "depthwise_problems.hpp"
 #include "typed_values.hpp"
 
 namespace tessel {
@@ -430,23 +431,11 @@ TEST(Conv2dDgrad, GroupedAndDepthwise) {
   run_dgrad({problem(1, 6, 7, 8, 8, 3, 3, 1, 1, 1, 8)}, 82);       // depthwise, C/G = 1
   run_dgrad({problem(2, 10, 10, 16, 16, 3, 3, 1, 2, 1, 16)}, 83);  // depthwise, strided
 }
-// Depthwise layers (C = K = G) on the direct kernels: the strip kernels of 3, 5 and 7 wide
-// filters at strides 1 and 2 (output widths that are not whole strips), the per-pixel kernel
-// (dilation, a 4x4 filter at stride 3), odd channel counts (one channel a thread), true
-// convolution, and the epilogue.
-std::vector<Conv2dProblem> depthwise_problems() {
-  auto dw = [](int n, int h, int w, int c, int r, int pad, int stride, int dil = 1,
-               ConvMode mode = ConvMode::kCrossCorrelation) {
-    return problem(n, h, w, c, c, r, r, pad, stride, dil, c, mode);
-  };
-  return {dw(2, 13, 17, 64, 3, 1, 1),  dw(2, 14, 15, 96, 3, 1, 2), dw(1, 12, 11, 48, 5, 2, 1, 1, ConvMode::kConvolution),
-          dw(1, 15, 16, 32, 5, 2, 2),  dw(2, 14, 14, 96, 7, 3, 1), dw(1, 9, 10, 24, 3, 2, 1, 2),
-          dw(1, 9, 9, 21, 3, 1, 1),    dw(1, 8, 8, 16, 4, 1, 3),   dw(1, 7, 9, 136, 3, 0, 2, 1, ConvMode::kConvolution)};
-}
+// Depthwise layers on the direct kernels (depthwise_problems.hpp), with the epilogue.
 // dgrad at stride 1 runs as an fprop over dY; at other strides on its own kernel.
 TEST(Conv2dDgrad, DepthwiseDirectKernels) {
   int seed = 90;
-  for (Conv2dProblem const& p : depthwise_problems()) {
+  for (Conv2dProblem const& p : test::depthwise_problems()) {
     run_dgrad({p, seed % 2 ? DataType::kBF16 : DataType::kF16, DataType(seed % 3), seed % 2 ? 0.75f : 1.0f,
                seed % 3 == 1 ? 0.5f : 0.0f, seed % 2 == 0, Activation(seed % 3)},
               seed);
@@ -637,7 +626,7 @@ TEST(Conv2dWgrad, GroupedAndDepthwise) {
 }
 TEST(Conv2dWgrad, DepthwiseDirectKernels) {
   int seed = 1070;
-  for (Conv2dProblem const& p : depthwise_problems()) {
+  for (Conv2dProblem const& p : test::depthwise_problems()) {
     run_wgrad({p, seed % 2 ? DataType::kBF16 : DataType::kF16, DataType(seed % 3), seed % 2 ? 0.75f : 1.0f,
                seed % 3 == 1 ? 0.5f : 0.0f},
               seed, true);

@@ -1,0 +1,26 @@
+// The depthwise layers (C = K = G) that the device tests run on the direct kernels
+// (tessel/conv/depthwise_direct.hpp): the strip kernels of 3, 5 and 7 wide filters at strides 1
+// and 2 (output widths that are not whole strips), the per-pixel kernels (dilation, a 4x4
+// filter at stride 3), odd channel counts (one channel a thread) and true convolution.
+#pragma once
+
+#include <vector>
+
+#include "tessel/conv/problem.hpp"
+
+namespace tessel::test {
+
+inline std::vector<Conv2dProblem> depthwise_problems() {
+  auto dw = [](int n, int h, int w, int c, int r, int pad, int stride, int dil = 1,
+               ConvMode mode = ConvMode::kCrossCorrelation) {
+    Conv2dProblem p;
+    p.n = n, p.h = h, p.w = w, p.c = p.k = p.groups = c, p.r = p.s = r;
+    p.pad_h = p.pad_w = pad, p.stride_h = p.stride_w = stride, p.dilation_h = p.dilation_w = dil, p.mode = mode;
+    return p;
+  };
+  return {dw(2, 13, 17, 64, 3, 1, 1),  dw(2, 14, 15, 96, 3, 1, 2), dw(1, 12, 11, 48, 5, 2, 1, 1, ConvMode::kConvolution),
+          dw(1, 15, 16, 32, 5, 2, 2),  dw(2, 14, 14, 96, 7, 3, 1), dw(1, 9, 10, 24, 3, 2, 1, 2),
+          dw(1, 9, 9, 21, 3, 1, 1),    dw(1, 8, 8, 16, 4, 1, 3),   dw(1, 7, 9, 136, 3, 0, 2, 1, ConvMode::kConvolution)};
+}
+
+}  // namespace tessel::test
