@@ -60,17 +60,22 @@ __device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Co
   constexpr int kE = Config::kEpilogueTileN;
   auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,E)
   const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
-  const int col = wg_n * Config::kWgTileN + 2 * (lane % 4) - Slice * kE;  // of column 0 of the warpgroup, in the slice
+  // Which 8-column chunks lie in the slice must be known at compile time: then the registers
+  // of the slices already staged are dead while this one is stored (a 128x256 tile keeps 128
+  // accumulators a thread, and would spill with all of them live through four slices). With
+  // one warpgroup along N, wg_n is 0.
+  const int wg_col = Config::kWarpGroupsN == 1 ? 0 : wg_n * Config::kWgTileN;
 #pragma unroll
   for (int mb = 0; mb < Config::kWgMBlocks; ++mb) {
     const int row = (wg_m * Config::kWgMBlocks + mb) * 64 + warp * 16 + lane / 4;
     float const* block = &acc[mb * (Config::kWgTileN / 2)];
 #pragma unroll
     for (int j = 0; j < Config::kWgTileN / 8; ++j) {
-      if (col + 8 * j < 0 || col + 8 * j >= kE) continue;
+      const int chunk = wg_col + 8 * j - Slice * kE;  // the chunk's first column in the slice
+      if (chunk < 0 || chunk >= kE) continue;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {  // rows row and row + 8
-        *reinterpret_cast<float2*>(&sC(row + 8 * h, col + 8 * j)) =
+        *reinterpret_cast<float2*>(&sC(row + 8 * h, chunk + 2 * (lane % 4))) =
             make_float2(block[4 * j + 2 * h], block[4 * j + 2 * h + 1]);
       }
     }
@@ -152,7 +157,8 @@ __global__ void __launch_bounds__(Config::kThreads)
 
   // The ring becomes the epilogue's staging tile: no copy may still write it, no wgmma read it.
   cp_async_wait_all();
-  static_assert(!Config::kPingPong, "gemm_kernel_sm90: the cooperative schedule only");
+  static_assert(!Config::kPingPong && !Config::kDirectEpilogue,
+                "gemm_kernel_sm90: the cooperative schedule and the staged epilogue only");
   detail::store_accumulators<Config>(smem, acc, wg, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
                                      tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
                                      p.n - tile.n * Config::kTileN);

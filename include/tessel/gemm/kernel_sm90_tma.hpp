@@ -9,7 +9,8 @@
 //   MMA warpgroups: per K tile, wait on full[stage], issue the wgmmas of the stage, keep one
 //             group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
-//   epilogue  the MMA warpgroups alone, as in kernel_sm90.hpp (named barriers)
+//   epilogue  the MMA warpgroups alone: staged as in kernel_sm90.hpp (named barriers), or
+//             direct from their registers (epilogue_direct.hpp, Config::kDirectEpilogue)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
@@ -46,6 +47,7 @@
 
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
+#include "epilogue_direct.hpp"
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "stream_k.hpp"
 #include "tile_loader.hpp"
@@ -58,8 +60,11 @@ namespace tessel {
 
 // Threads of the kernel: the config's two MMA warpgroups, then the producer: one warp, or,
 // when the MMA warpgroups need more registers than an even share (128 fp32 accumulators a
-// thread: the 256-wide tile), a whole warpgroup that hands its registers over (setmaxnreg:
-// 40 a thread for the producer, 232 for the MMA threads; 128*40 + 256*232 <= 64K).
+// thread), a whole warpgroup that hands its registers over (setmaxnreg: 40 a thread for the
+// producer, 232 for the MMA threads; 128*40 + 256*232 <= 64K). A warp more than 8 does not do:
+// ptxas then caps every thread at 168 registers (the nine warps share four schedulers' register
+// files, three on one), and the cap holds code after setmaxnreg only where the block is whole
+// warpgroups.
 template <class Config>
 inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
@@ -299,6 +304,12 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       if (threadIdx.x == 0) job[0] = tile.m * Config::kTileM, job[1] = tile.n * Config::kTileN, job[2] = z, job[3] = 1;
       mbarrier_arrive(staged);
       ++jobs;
+      continue;
+    }
+    if constexpr (Config::kDirectEpilogue) {
+      detail::store_accumulators_direct<Config>(acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM,
+                                                tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
+                                                p.n - tile.n * Config::kTileN);
       continue;
     }
     detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,

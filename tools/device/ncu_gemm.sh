@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# On a GPU machine, after gpu_check.sh has built tessel-prof: Nsight Compute on one GEMM shape,
+# tessel's kernel and cuBLAS's side by side (one launch each, no warm-up, no verification), with
+# the numbers that say where a tensor-core GEMM's time goes: duration, SM clock, tensor pipe
+# activity, L2 and DRAM throughput, shared-memory wavefronts, registers, shared memory, grid
+# and cluster. The full report is written to $OUT/ncu-<shape>-<config>.txt.
+#   SHAPE=4096x4096x4096 CONFIG=sm90_128x128x64_s5 tools/device/ncu_gemm.sh [extra tessel-prof args]
+set -uo pipefail
+OUT=${OUT:-$PWD/out}
+B=${BUILD_DIR:-/tmp/tessel-build}
+SHAPE=${SHAPE:-4096x4096x4096}
+CONFIG=${CONFIG:-auto}
+IFS=x read -r m n k <<<"$SHAPE"
+args=(gemm --m "$m" --n "$n" --k "$k" --no-verify --warmup 0 --iterations 1 --repeats 1 "$@")
+[[ $CONFIG != auto ]] && args+=(--config "$CONFIG")
+metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+metrics+=,lts__t_bytes.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum
+metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
+metrics+=,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,launch__grid_size,launch__block_size
+metrics+=,launch__cluster_dim_x,launch__cluster_dim_y
+report="$OUT/ncu-$SHAPE-$CONFIG.txt"
+ncu --kernel-name regex:'gemm|nvjet|cutlass|xmma' --metrics "$metrics" "$B/tools/prof/tessel-prof" "${args[@]}" \
+  >"$report" 2>&1
+# One line per kernel: its name (shortened), then each metric's value.
+awk '/^  [A-Za-z_].*\(/ { name = substr($1, 1, 70) } / (gpu__|sm__|lts__|dram__|l1tex__|launch__)/ {
+       v[name] = v[name] " " $1 "=" $NF } END { for (k in v) print k ":" v[k] "\n" }' "$report"
