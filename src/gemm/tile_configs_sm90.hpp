@@ -1,6 +1,6 @@
 // The tile configurations libtessel ships for the sm_90a GEMM (the warp-specialized TMA kernel,
 // gemm/kernel_sm90_tma.hpp, persistent), by index. A name reads
-// sm90_<TileM>x<TileN>x<TileK>_s<stages>[_pingpong][_c2][_sw][_direct]. Largest first; gemm_plan.cpp's heuristic
+// sm90_<TileM>x<TileN>x<TileK>_s<stages>[_pingpong][_c2][_sw]. Largest first; gemm_plan.cpp's heuristic
 // chooses among them, GemmArguments::config overrides it. Built only where libtessel has sm_90a
 // code.
 #pragma once
@@ -18,43 +18,40 @@ struct TmaTileConfigInfo {
   bool ping_pong;  // MmaSchedule::kPingPong (else cooperative)
   int cluster_m;    // blocks per cluster along M, sharing B (GemmConfigSm90::kClusterM)
   int store_warps;  // warps that store the tiles (GemmConfigSm90::kStoreWarps; 0: the MMA warps)
-  bool direct_epilogue;  // registers straight to D, no staging tile (GemmConfigSm90::kDirectEpilogue)
 };
 
 // Each operand's stage is written by the TMA engine: one box (K-major) or TileMN/64 boxes
 // (MN-major) of 128-byte swizzled rows (gemm/matrix_operand_sm90.hpp).
 template <int TileM, int TileN, int Stages, MmaSchedule Schedule = MmaSchedule::kCooperative, int ClusterM = 1,
-          int StoreWarps = 0, bool DirectEpilogue = false>
+          int StoreWarps = 0>
 struct TmaTileShape {
   template <class Element, Major A, Major B>
   using Config = GemmConfigSm90<TileM, TileN, 64, Stages, Element, A, B, 1,
                                 A == Major::kK ? GmmaLayout::kRing : GmmaLayout::kMnBoxes,
                                 B == Major::kK ? GmmaLayout::kRing : GmmaLayout::kMnBoxes, Schedule, ClusterM,
-                                StoreWarps, DirectEpilogue>;
+                                StoreWarps>;
 };
 
-// A name reads sm90_<TileM>x<TileN>x<TileK>_s<stages>[_pingpong][_c2][_sw][_direct] (_c2:
-// clusters of two blocks along M, B multicast; _sw: two store warps store each tile while the
-// MMA warpgroups go on; _direct: each thread stores its accumulators from registers, no
-// staging tile; kernel_sm90_tma.hpp). Shared memory (persistent: the ring, then the
-// epilogue's staging): 128x256 four stages of 48 KiB (192 KiB, direct); 128x128 five of 32 KiB
-// and its whole 128x128 fp32 tile (224 KiB), or seven of 32 KiB (direct); 64x128 (two
-// warpgroups side by side, 64x64 each) eight of 24 KiB and its 64x128 fp32 tile (224 KiB).
+// A name reads sm90_<TileM>x<TileN>x<TileK>_s<stages>[_pingpong][_c2][_sw] (_c2: clusters of
+// two blocks along M, B multicast; _sw: two store warps store each tile while the MMA
+// warpgroups go on; kernel_sm90_tma.hpp). Shared memory (persistent: the ring, then the
+// epilogue's staging): 128x256 holds four stages of 48 KiB and a 128x64 fp32 slice (224 KiB);
+// 128x128 five of 32 KiB and its whole 128x128 fp32 tile, or in ping-pong one 128x64 slice
+// per warpgroup (224 KiB); 64x128 (two warpgroups side by side, 64x64 each) eight of 24 KiB
+// and its 64x128 fp32 tile (224 KiB).
 // clang-format off
 inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
-    {"sm90_128x256x64_s4",                 128, 256, 64, 4, false, 1, 0, false},
-    {"sm90_128x256x64_s4_direct",          128, 256, 64, 4, false, 1, 0, true},
-    {"sm90_128x128x64_s5_pingpong",        128, 128, 64, 5, true,  1, 0, false},
-    {"sm90_128x128x64_s7_pingpong_direct", 128, 128, 64, 7, true,  1, 0, true},
-    {"sm90_128x128x64_s5_c2",              128, 128, 64, 5, false, 2, 0, false},
-    {"sm90_128x128x64_s5_sw",              128, 128, 64, 5, false, 1, 2, false},
-    {"sm90_128x128x64_s5",                 128, 128, 64, 5, false, 1, 0, false},
-    {"sm90_64x128x64_s8",                  64,  128, 64, 8, false, 1, 0, false},
+    {"sm90_128x256x64_s4_c2",       128, 256, 64, 4, false, 2, 0},
+    {"sm90_128x256x64_s4",          128, 256, 64, 4, false, 1, 0},
+    {"sm90_128x128x64_s5_pingpong", 128, 128, 64, 5, true,  1, 0},
+    {"sm90_128x128x64_s5_c2",       128, 128, 64, 5, false, 2, 0},
+    {"sm90_128x128x64_s5_sw",       128, 128, 64, 5, false, 1, 2},
+    {"sm90_128x128x64_s5",          128, 128, 64, 5, false, 1, 0},
+    {"sm90_64x128x64_s8",           64,  128, 64, 8, false, 1, 0},
 };
-using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>,
-                                 TmaTileShape<128, 256, 4, MmaSchedule::kCooperative, 1, 0, true>,
+using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4, MmaSchedule::kCooperative, 2>,
+                                 TmaTileShape<128, 256, 4>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kPingPong>,
-                                 TmaTileShape<128, 128, 7, MmaSchedule::kPingPong, 1, 0, true>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kCooperative, 2>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kCooperative, 1, 2>,
                                  TmaTileShape<128, 128, 5>,

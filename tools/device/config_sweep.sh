@@ -22,5 +22,6 @@ for shape in $SHAPES; do
     "$PROF" "${args[@]}" 2>>"$OUT/sweep.err" | tail -n +2 | sed "s/^/$config,/" >>"$csv"
   done
 done
-# config, m, n, k, ..., tessel_us (17), cublas_us (19), ratio (21), status (25)
-awk -F, '{ printf "%-36s %6sx%sx%s %-24s %9s us  cuBLAS %9s us  %6s  %s\n", $1, $2, $3, $4, $13, $17, $19, $21, $25 }' "$csv"
+# The row as config (prepended), then tessel-prof's CSV columns: m n k (2-4), out (8), variant
+# (14), tessel_us (18), cublas_us (20), ratio (22), status (26).
+awk -F, '{ printf "%-36s %6sx%sx%s %-4s %-14s %9s us  cuBLAS %9s us  %6s  %s\n", $1, $2, $3, $4, $8, $14, $18, $20, $22, $26 }' "$csv"

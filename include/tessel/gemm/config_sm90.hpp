@@ -68,8 +68,7 @@ enum class MmaSchedule { kCooperative, kPingPong };
 template <int TileM = 128, int TileN = 128, int TileK = 32, int Stages = 6, class ElementAB = Half,
           Major MajorA = Major::kK, Major MajorB = Major::kK, int MmaInFlight = 1,
           GmmaLayout LayoutA = GmmaLayout::kRing, GmmaLayout LayoutB = GmmaLayout::kRing,
-          MmaSchedule Schedule = MmaSchedule::kCooperative, int ClusterM = 1, int StoreWarps = 0,
-          bool DirectEpilogue = false>
+          MmaSchedule Schedule = MmaSchedule::kCooperative, int ClusterM = 1, int StoreWarps = 0>
 struct GemmConfigSm90 {
   using Element = ElementAB;  // A and B
   using Accumulator = float;
@@ -131,20 +130,17 @@ struct GemmConfigSm90 {
   static_assert(kStageBytesA % 1024 == 0 && kStageBytesB % 1024 == 0,
                 "GemmConfigSm90: every stage must start on a 1024-byte swizzle-pattern boundary");
 
-  // ---- epilogue. Staged: the shared one (epilogue.hpp), through the same swizzled fp32 tile,
-  // kEpilogueTileN columns at a time: a 256-wide tile in four passes of 64 (32 KiB, not 128);
-  // in ping-pong each warpgroup stores its own tile through its own slice, 64 columns at a
-  // time. Direct (epilogue_direct.hpp): each thread stores its accumulators from registers,
-  // no staging tile (kSmemBytesC = 0) and no barrier; the TMA kernel only.
-  static constexpr bool kDirectEpilogue = DirectEpilogue;
+  // ---- epilogue: the shared one (epilogue.hpp), staged in the same swizzled fp32 tile,
+  // kEpilogueTileN columns at a time: a 256-wide tile in four passes of 64 (32 KiB, not 128)
+  // Ping-pong: each warpgroup stores its own tile through its own slice, 64 columns at a time.
   static constexpr int kEpilogueTileN = kPingPong || TileN > 128 ? 64 : TileN;
-  static_assert(StoreWarps == 0 || (!kPingPong && kEpilogueTileN == TileN && kAccumulators <= 64 && !DirectEpilogue),
+  static_assert(StoreWarps == 0 || (!kPingPong && kEpilogueTileN == TileN && kAccumulators <= 64),
                 "GemmConfigSm90: store warps take whole staged tiles of the cooperative schedule");
   static constexpr int kEpilogueThreads = kPingPong ? 128 : kThreads;
   using EpilogueTile = EpilogueTileShape<TileM, kEpilogueTileN, kEpilogueThreads>;
   using SmemLayoutC = typename EpilogueTile::SmemLayoutC;
   static constexpr int kSmemBytesCPerWg = TileM * kEpilogueTileN * int(sizeof(Accumulator));
-  static constexpr int kSmemBytesC = DirectEpilogue ? 0 : (kPingPong ? 2 : 1) * kSmemBytesCPerWg;
+  static constexpr int kSmemBytesC = (kPingPong ? 2 : 1) * kSmemBytesCPerWg;
   static constexpr int kSmemBytes = kSmemBytesAB > kSmemBytesC ? kSmemBytesAB : kSmemBytesC;
   static_assert(kSmemBytes <= 227 * 1024, "GemmConfigSm90: more than 227 KiB of shared memory per block");
 };

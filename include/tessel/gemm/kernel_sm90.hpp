@@ -157,8 +157,7 @@ __global__ void __launch_bounds__(Config::kThreads)
 
   // The ring becomes the epilogue's staging tile: no copy may still write it, no wgmma read it.
   cp_async_wait_all();
-  static_assert(!Config::kPingPong && !Config::kDirectEpilogue,
-                "gemm_kernel_sm90: the cooperative schedule and the staged epilogue only");
+  static_assert(!Config::kPingPong, "gemm_kernel_sm90: the cooperative schedule only");
   detail::store_accumulators<Config>(smem, acc, wg, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
                                      tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
                                      p.n - tile.n * Config::kTileN);

@@ -9,8 +9,7 @@
 //   MMA warpgroups: per K tile, wait on full[stage], issue the wgmmas of the stage, keep one
 //             group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
-//   epilogue  the MMA warpgroups alone: staged as in kernel_sm90.hpp (named barriers), or
-//             direct from their registers (epilogue_direct.hpp, Config::kDirectEpilogue)
+//   epilogue  the MMA warpgroups alone, as in kernel_sm90.hpp (named barriers)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
@@ -47,7 +46,6 @@
 
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
-#include "epilogue_direct.hpp"
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "stream_k.hpp"
 #include "tile_loader.hpp"
@@ -304,12 +302,6 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       if (threadIdx.x == 0) job[0] = tile.m * Config::kTileM, job[1] = tile.n * Config::kTileN, job[2] = z, job[3] = 1;
       mbarrier_arrive(staged);
       ++jobs;
-      continue;
-    }
-    if constexpr (Config::kDirectEpilogue) {
-      detail::store_accumulators_direct<Config>(acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM,
-                                                tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
-                                                p.n - tile.n * Config::kTileN);
       continue;
     }
     detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
