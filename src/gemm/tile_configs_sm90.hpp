@@ -41,7 +41,6 @@ struct TmaTileShape {
 // and its 64x128 fp32 tile (224 KiB).
 // clang-format off
 inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
-    {"sm90_128x256x64_s4_c2",       128, 256, 64, 4, false, 2, 0},
     {"sm90_128x256x64_s4",          128, 256, 64, 4, false, 1, 0},
     {"sm90_128x128x64_s5_pingpong", 128, 128, 64, 5, true,  1, 0},
     {"sm90_128x128x64_s5_c2",       128, 128, 64, 5, false, 2, 0},
@@ -49,8 +48,7 @@ inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
     {"sm90_128x128x64_s5",          128, 128, 64, 5, false, 1, 0},
     {"sm90_64x128x64_s8",           64,  128, 64, 8, false, 1, 0},
 };
-using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4, MmaSchedule::kCooperative, 2>,
-                                 TmaTileShape<128, 256, 4>,
+using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kPingPong>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kCooperative, 2>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kCooperative, 1, 2>,
