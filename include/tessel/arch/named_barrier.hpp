@@ -1,0 +1,18 @@
+// Named barriers: bar.sync on barrier `id` (1-15; 0 is __syncthreads') for `Threads` threads
+// (a multiple of 32), so groups of warps (an epilogue's warpgroups) synchronize among
+// themselves while the block's other warps (a producer) go on.
+#pragma once
+
+#include "tessel/arch/config.hpp"
+
+namespace tessel {
+
+#if defined(__CUDACC__)
+template <int Threads>
+__device__ inline void named_barrier(int id) {
+  static_assert(Threads % 32 == 0, "named_barrier: whole warps");
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
+#endif
+
+}  // namespace tessel
