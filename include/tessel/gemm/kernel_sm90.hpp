@@ -17,10 +17,8 @@
 
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
-#include "epilogue_bulk.hpp"
 #include "tile_loader.hpp"
 #include "tile_scheduler.hpp"
-#include "tessel/arch/named_barrier.hpp"
 #include "tessel/arch/sm80.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
 
@@ -84,34 +82,31 @@ __device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Co
   }
 }
 
+// Named barrier `id` over `Threads` threads.
+template <int Threads>
+__device__ inline void named_barrier(int id) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+}
+
 // The tile's accumulators into D through the staging tile, E columns at a time
 // (Config::EpilogueTile); (row0, col0) its origin in D, rows x cols of it inside D. Stored by
 // the Config::kEpilogueThreads threads that own the tile (both MMA warpgroups, or in
 // ping-pong the one warpgroup `wg`), synchronized by named barrier 1 + wg (ping-pong) or 1
 // before each slice: before the first, nobody may still read or write what `staging`
-// overlaps (the ring, or the previous tile). Bulk (the TMA kernel): slices that allow it are
-// written by the bulk copy engine (epilogue_bulk.hpp) while the threads go on, and each thread
-// waits for its copies to have read the staging tile before it is written again.
-template <class Config, bool Bulk = false>
+// overlaps (the ring, or the previous tile).
+template <class Config>
 __device__ void store_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg,
                                    int wg_m, int wg_n, EpilogueParams const& p, int batch, int row0, int col0,
                                    int rows, int cols) {
   constexpr int kE = Config::kEpilogueTileN;
-  using Tile = typename Config::EpilogueTile;
   const int barrier = Config::kPingPong ? 1 + wg : 1;
   auto slice = [&](auto s) {
     constexpr int kSlice = decltype(s)::value;
-    if constexpr (Bulk) bulk_wait_group_read<0>();
     named_barrier<Config::kEpilogueThreads>(barrier);
     stage_accumulators<Config, kSlice>(staging, acc, wg_m, wg_n);
     named_barrier<Config::kEpilogueThreads>(barrier);
-    if constexpr (Bulk) {
-      if (rows > 0 && bulk_store_ok<kE>(p, cols - kSlice * kE)) {
-        epilogue_bulk_store<Tile>(staging, p, batch, row0, col0 + kSlice * kE, rows, cols - kSlice * kE, barrier);
-        return;
-      }
-    }
-    epilogue_store<Tile>(staging, p, batch, row0, col0 + kSlice * kE, rows, cols - kSlice * kE);
+    epilogue_store<typename Config::EpilogueTile>(staging, p, batch, row0, col0 + kSlice * kE, rows,
+                                                  cols - kSlice * kE);
   };
   [&]<int... S>(std::integer_sequence<int, S...>) {
     (slice(std::integral_constant<int, S>{}), ...);

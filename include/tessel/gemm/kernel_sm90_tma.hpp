@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       ++jobs;
       continue;
     }
-    detail::store_accumulators<Config, true>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
+    detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
                                        wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
                                        p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
   }
@@ -313,7 +313,6 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     if (threadIdx.x == 0) job[3] = 0;
     mbarrier_arrive(staged);
   }
-  bulk_wait_group<0>();  // this thread's bulk stores (epilogue_bulk.hpp) have read shared memory and written D
   // A block leaves only once its peer no longer arrives on its barriers (the producers have
   // left: the last multicasts landed before the MMA warps' last waits).
   if constexpr (kCluster > 1) cluster_sync();
