@@ -19,15 +19,15 @@ using gemm_detail::Choice;
 
 template <DataType Element>
 cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, TmaMatrix const& b,
-                StreamKParams const& sk, TmaStore const& d, cudaStream_t stream) {
+                StreamKParams const& sk, cudaStream_t stream) {
   auto const& p = ch.problem;
   const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
   if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma) {
     const int c = ch.sm90.config;
-    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b, sk, d);
-    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b, sk, d);
-    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b, sk, d);
-    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b, sk, d);
+    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b, sk);
+    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b, sk);
+    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b, sk);
+    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b, sk);
   }
   if (ka && kb) return sm80::run_gemm<Element, Major::kK, Major::kK>(ch.sm80, params, p.batch, stream);
   if (ka) return sm80::run_gemm<Element, Major::kK, Major::kMN>(ch.sm80, params, p.batch, stream);
@@ -61,20 +61,6 @@ bool encode_maps(Choice const& ch, const void* a, const void* b, TmaMatrix* tma_
   if (ch.kernel != gemm_detail::GemmKernel::kSm90Tma || ch.problem.k == 0) return true;
   tma_a->broadcast = ch.sm90.a_broadcast, tma_b->broadcast = ch.sm90.b_broadcast;
   return sm90::encode_tma_map(ch.sm90.a, a, &tma_a->map) && sm90::encode_tma_map(ch.sm90.b, b, &tma_b->map);
-}
-
-// The TMA-store epilogue's map over the launch's D (params.epilogue: the output, or split-K's
-// fp32 slices), where it applies (gemm_plan.hpp, plan_output_map); off where the driver
-// refuses it, or TESSEL_DISABLE_TMA_STORE is set.
-TmaStore encode_output_map(Choice const& ch, GemmParams const& params, DeviceInfo const& device) {
-  TmaStore d;
-  sm90::TmaMapParams map;
-  if (ch.kernel != gemm_detail::GemmKernel::kSm90Tma || !device.tma_store) return d;
-  const int tile_m = sm90::kTmaTileConfigs[ch.sm90.config].tile_m;
-  if (!gemm_detail::plan_output_map(params.epilogue, params.m, params.n, ch.problem.batch * ch.splits, tile_m, &map))
-    return d;
-  d.on = sm90::encode_tma_map(map, params.epilogue.d, &d.map) ? 1 : 0;
-  return d;
 }
 
 // Stream-K's workspace (tessel/gemm/stream_k.hpp): the items' counters, zeroed, then two
@@ -181,10 +167,8 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
   if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma && ch.sm90.stream_k.sk_items > 0) {
     if (Status s = stream_k_workspace(ch, stream, &workspace, &sk); !s) return s;
   }
-  const TmaStore d_store = encode_output_map(ch, params, device);
-  cudaError_t e = args.input_type == DataType::kF16
-                      ? run<DataType::kF16>(ch, params, tma_a, tma_b, sk, d_store, stream)
-                      : run<DataType::kBF16>(ch, params, tma_a, tma_b, sk, d_store, stream);
+  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, sk, stream)
+                                                    : run<DataType::kBF16>(ch, params, tma_a, tma_b, sk, stream);
   if (e == cudaSuccess && ch.splits > 1) {
     e = sm80::split_k_reduce(workspace.get<float>(), ch.splits, p.m, p.n, p.batch, epilogue, stream);
   }

@@ -154,20 +154,6 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
   return true;
 }
 
-bool plan_output_map(EpilogueParams const& e, int m, int n, int layers, int tile_m, sm90::TmaMapParams* out) {
-  if (e.beta != 0.0f || e.scatter.cols != 0 || !e.vector_ok || m < 1 || n < 1 || layers < 1) return false;
-  const int bytes = e.out == DataType::kF32 ? 4 : 2;
-  sm90::TmaMapParams map;
-  map.rank = 3, map.swizzle_bytes = 128, map.element_bytes = bytes;
-  map.dims[0] = std::uint64_t(n), map.dims[1] = std::uint64_t(m), map.dims[2] = std::uint64_t(layers);
-  map.strides[0] = std::uint64_t(e.ldd) * bytes;
-  map.strides[1] = layers > 1 ? std::uint64_t(e.d_batch_stride) * bytes : map.strides[0] * map.dims[1];
-  map.box[0] = std::uint32_t(128 / bytes), map.box[1] = std::uint32_t(tile_m), map.box[2] = 1;
-  if (reinterpret_cast<std::uintptr_t>(e.d) % 16 != 0 || !sm90::tma_map_problem(map).empty()) return false;
-  *out = map;
-  return true;
-}
-
 namespace {
 
 // Staging pays when the GEMM is large: below 2^27 multiply-adds (512^3) the copy's launch and

@@ -26,7 +26,6 @@
 #include "gemm/instances_sm80.hpp"
 #include "runtime/device_info.hpp"
 #include "runtime/tma_map.hpp"
-#include "tessel/gemm/epilogue.hpp"
 #include "tessel/gemm/stream_k.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -82,12 +81,6 @@ struct Choice {
 // The map of one operand (MN, K) of `batch` batches for tiles of tile_mn x 64 (TmaMatrix,
 // tessel/gemm/matrix_operand_sm90.hpp); false when the TMA engine cannot read it.
 bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90::TmaMapParams* out, bool* broadcast);
-
-// The map over D (in the kernel's view: m x n row-major, `layers` matrices) for the TMA kernel's
-// TMA-store epilogue (tessel/gemm/epilogue_tma_store.hpp): boxes of 128 bytes of a row x tile_m
-// rows, 128-byte swizzled. False where that epilogue does not apply: C is read (beta != 0),
-// rows are scattered, or D's pointer, rows or layers are not 16-byte aligned.
-bool plan_output_map(EpilogueParams const& e, int m, int n, int layers, int tile_m, sm90::TmaMapParams* out);
 
 // The kernel for valid, non-empty arguments (m, n >= 1) on `device`; kInvalidArgument or
 // kNotSupported for a config override that this build lacks or that cannot run the problem.

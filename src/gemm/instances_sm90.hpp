@@ -5,7 +5,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include "tessel/gemm/epilogue_tma_store.hpp"
 #include "tessel/gemm/matrix_operand_sm90.hpp"
 #include "tessel/gemm/stream_k.hpp"
 #include "tessel/gemm/tile_loader.hpp"
@@ -14,11 +13,10 @@
 namespace tessel::sm90 {
 
 // Launches configuration `config` (an index into kTmaTileConfigs) on A and B's maps (encoded
-// for that configuration's tile: gemm_plan.hpp), with stream-K when sk has stream-K items, and
-// the TMA-store epilogue when d.on (D's map, encoded for the configuration's tile rows).
+// for that configuration's tile: gemm_plan.hpp), with stream-K when sk has stream-K items.
 // cudaErrorNotSupported where libtessel has no sm_90a code.
 template <DataType Input, Major A, Major B>
 cudaError_t run_gemm_tma(int config, GemmParams const& params, int batch, cudaStream_t stream, TmaMatrix const& a,
-                         TmaMatrix const& b, StreamKParams const& sk, TmaStore const& d);
+                         TmaMatrix const& b, StreamKParams const& sk);
 
 }  // namespace tessel::sm90

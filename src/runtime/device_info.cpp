@@ -29,7 +29,6 @@ DeviceInfo planning_device_without_gpu() {
   DeviceInfo d;
   d.sm90_kernels = sm90_kernels_enabled();
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
-  d.tma_store = unset_or_zero("TESSEL_DISABLE_TMA_STORE");
   return d;
 }
 
@@ -51,7 +50,6 @@ Status current_device(const char* who, DeviceInfo* out) {
   d.sm90_kernels = sm90_kernels_enabled();
   d.tma_encoder = d.wgmma() && sm90::tma_encoders_available();
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
-  d.tma_store = unset_or_zero("TESSEL_DISABLE_TMA_STORE");
   *out = d;
   return {};
 }

@@ -14,7 +14,6 @@ struct DeviceInfo {
   bool sm90_kernels = true;        // libtessel has sm_90a code and TESSEL_DISABLE_SM90 is unset or "0"
   bool tma_encoder = true;         // the driver's tensor-map encoders were found
   bool stream_k = true;            // the TMA kernel may run stream-K: TESSEL_DISABLE_STREAM_K unset or "0"
-  bool tma_store = true;           // the TMA kernel may store D by TMA: TESSEL_DISABLE_TMA_STORE unset or "0"
   // Whether the wgmma kernels run: only compute capability 9.0 has sm_90a's instructions.
   bool wgmma() const { return sm90_kernels && cc_major == 9 && cc_minor == 0; }
 };

@@ -44,8 +44,7 @@ bool encode_tma_map(const TmaMapParams& p, const void* ptr, CUtensorMap* map) {
                             p.upper, p.channels, p.pixels, p.traversal, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
   }
-  const CUtensorMapDataType type = p.element_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32 : CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  return tiled_encoder()(map, type, cuuint32_t(p.rank), address, dims, strides, p.box,
+  return tiled_encoder()(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, cuuint32_t(p.rank), address, dims, strides, p.box,
                          p.traversal, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }

@@ -2,6 +2,7 @@
 
 namespace tessel::sm90 {
 namespace {
+constexpr std::uint64_t kElementBytes = 2;
 constexpr std::uint32_t kMaxTraversal = 8;
 }  // namespace
 
@@ -19,9 +20,7 @@ std::string tma_map_problem(const TmaMapParams& p) {
       return "strides[" + s(i) + "] = " + s(p.strides[i]) + " bytes is not a multiple of 16 below 2^40";
   }
   if (p.swizzle_bytes != 64 && p.swizzle_bytes != 128) return "swizzle = " + s(p.swizzle_bytes) + " bytes";
-  if (p.element_bytes != 2 && p.element_bytes != 4) return "elements of " + s(p.element_bytes) + " bytes";
-  if (p.im2col && p.element_bytes != 2) return "im2col maps here are of 2-byte elements";
-  const std::uint64_t inner = (p.im2col ? p.channels : p.box[0]) * std::uint64_t(p.element_bytes);
+  const std::uint64_t inner = (p.im2col ? p.channels : p.box[0]) * kElementBytes;
   if (inner == 0 || inner % 16 != 0 || inner > std::uint64_t(p.swizzle_bytes))
     return "the box's inner extent, " + s(inner) + " bytes, is not a multiple of 16 up to the " +
            s(p.swizzle_bytes) + "-byte swizzle";

@@ -8,7 +8,7 @@
 
 namespace tessel::sm90 {
 
-// One map over 16-bit elements (or 32-bit ones, an f32 output's): tiled (a box) or im2col (corners, channels x pixels).
+// One map over 16-bit elements: tiled (a box) or im2col (corners, channels x pixels).
 struct TmaMapParams {
   bool im2col = false;
   int rank = 0;                      // 3 or 4 dimensions, innermost first
@@ -19,7 +19,6 @@ struct TmaMapParams {
   std::uint32_t channels = 0, pixels = 0;  // im2col: a box of channels x pixels
   std::uint32_t traversal[4] = {1, 1, 1, 1};
   int swizzle_bytes = 128;  // 64 (TileK 32) or 128 (TileK 64)
-  int element_bytes = 2;    // 2 (the f16/bf16 operands) or 4 (an f32 output)
 };
 
 // The encoder's documented requirements (cuda.h: cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col)

@@ -77,15 +77,6 @@ struct EpilogueTileShape {
 #if defined(__CUDACC__)
 namespace detail {
 
-// threadIdx.x, read again where the epilogue runs: what is computed from it (the thread's
-// staging addresses) then cannot be hoisted out of a persistent kernel's tile loop, where the
-// compiler kept dozens of such values alive across the mainloop and spilled them.
-__device__ inline int epilogue_thread_index() {
-  int t;
-  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
-  return t;
-}
-
 template <class T>
 __device__ inline float to_float(T x) {
   if constexpr (std::is_same_v<T, float>) {
@@ -129,7 +120,7 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
                 "epilogue: the threads must cover whole rows of 16-byte runs, and whole passes the tile");
   static_assert(kVec % 4 == 0, "epilogue: a run is whole 16-byte groups of floats in shared memory");
 
-  const int thread = epilogue_thread_index() % Config::kThreads;  // of the threads that store this tile
+  const int thread = int(threadIdx.x) % Config::kThreads;  // of the threads that store this tile
   const int col = (thread % kThreadsPerRow) * kVec;          // within the tile
   if (col >= cols) return;
   Out* d = static_cast<Out*>(p.d) + batch * p.d_batch_stride;

@@ -19,7 +19,6 @@
 #include "epilogue.hpp"
 #include "tile_loader.hpp"
 #include "tile_scheduler.hpp"
-#include "tessel/arch/named_barrier.hpp"
 #include "tessel/arch/sm80.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
 
@@ -60,8 +59,7 @@ __device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Co
                                    int wg_n) {
   constexpr int kE = Config::kEpilogueTileN;
   auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,E)
-  const int thread = epilogue_thread_index();
-  const int warp = thread % 128 / 32, lane = thread % 32;
+  const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
   // Which 8-column chunks lie in the slice must be known at compile time: then the registers
   // of the slices already staged are dead while this one is stored (a 128x256 tile keeps 128
   // accumulators a thread, and would spill with all of them live through four slices). With
@@ -82,6 +80,12 @@ __device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Co
       }
     }
   }
+}
+
+// Named barrier `id` over `Threads` threads.
+template <int Threads>
+__device__ inline void named_barrier(int id) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
 }
 
 // The tile's accumulators into D through the staging tile, E columns at a time

@@ -9,10 +9,7 @@
 //   MMA warpgroups: per K tile, wait on full[stage], issue the wgmmas of the stage, keep one
 //             group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
-//   epilogue  the MMA warpgroups alone: staged as in kernel_sm90.hpp (named barriers), their
-//             threads storing D; or, where the host encoded D's map (TmaStore: beta = 0,
-//             evenly spaced 16-byte rows), staged as TMA boxes the engine stores while the
-//             MMA warpgroups go on (epilogue_tma_store.hpp)
+//   epilogue  the MMA warpgroups alone, as in kernel_sm90.hpp (named barriers)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
@@ -49,7 +46,6 @@
 
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
-#include "epilogue_tma_store.hpp"
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "stream_k.hpp"
 #include "tile_loader.hpp"
@@ -143,7 +139,7 @@ __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (
 template <class Config, bool Persistent, class ASource, class BSource>
 __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     gemm_kernel_sm90_tma(GemmParams p, const __grid_constant__ StreamKParams sk, const __grid_constant__ ASource a_source,
-                         const __grid_constant__ BSource b_source, const __grid_constant__ TmaStore d_store) {
+                         const __grid_constant__ BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
   static_assert(Persistent || !Config::kPingPong, "gemm_kernel_sm90_tma: ping-pong needs the persistent form");
@@ -308,13 +304,6 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       ++jobs;
       continue;
     }
-    if (d_store.on) {
-      store_accumulators_tma<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc,
-                                             wg_m, wg_n, p.epilogue, &d_store.map, Config::kPingPong ? 1 + wg : 1, z,
-                                             tile.m * Config::kTileM, tile.n * Config::kTileN,
-                                             p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
-      continue;
-    }
     detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
                                        wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
                                        p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
@@ -324,12 +313,11 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     if (threadIdx.x == 0) job[3] = 0;
     mbarrier_arrive(staged);
   }
-  if (d_store.on) bulk_wait_group<0>();  // the TMA stores this thread issued have written D
   // A block leaves only once its peer no longer arrives on its barriers (the producers have
   // left: the last multicasts landed before the MMA warps' last waits).
   if constexpr (kCluster > 1) cluster_sync();
 #else
-  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, sk, a_source, b_source, d_store);
+  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, sk, a_source, b_source);
 #endif
 }
 
@@ -340,7 +328,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
 // each of its blocks is launched as a cluster of Config::kClusterM.
 template <class Config, bool Persistent, class ASource, class BSource>
 cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a,
-                                 BSource const& b, StreamKParams sk = {}, TmaStore const& d = {}) {
+                                 BSource const& b, StreamKParams sk = {}) {
   auto kernel = gemm_kernel_sm90_tma<Config, Persistent, ASource, BSource>;
   constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>, kCluster = Config::kClusterM;
   static_assert(kSmem <= 227 * 1024, "launch_gemm_sm90_tma: more than 227 KiB of shared memory per block");
@@ -373,9 +361,9 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
     config.attrs = &cluster, config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, p, sk, a, b, d);
+    return cudaLaunchKernelEx(&config, kernel, p, sk, a, b);
   } else {
-    kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, a, b, d);
+    kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, a, b);
     return cudaGetLastError();
   }
 }

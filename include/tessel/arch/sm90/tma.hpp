@@ -86,47 +86,4 @@ TESSEL_HOST_DEVICE inline void tma_load_im2col_4d(void* smem_dst, CUtensorMap co
 #endif
 }
 
-// The store direction: the box at smem_src (laid out as the map's box, swizzled as the map
-// says) into the tensor at coordinates {c0, c1, c2}; what lies outside the tensor is not
-// written. Completion is tracked in this thread's bulk groups: commit after the stores, and
-// wait (read) before smem_src is written again, (all) before the block exits.
-TESSEL_HOST_DEVICE inline void tma_store_3d(CUtensorMap const* map, void const* smem_src, int c0, int c1, int c2) {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
-                   reinterpret_cast<std::uint64_t>(map)),
-               "r"(detail::smem_address(smem_src)), "r"(c0), "r"(c1), "r"(c2)
-               : "memory");
-#else
-  arch_unsupported("cp.async.bulk.tensor (store) is used on sm_90a only", map, smem_src, c0, c1, c2);
-#endif
-}
-
-TESSEL_HOST_DEVICE inline void bulk_commit_group() {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-#else
-  arch_unsupported("cp.async.bulk.commit_group is used on sm_90a only");
-#endif
-}
-
-// Until at most Pending of this thread's bulk groups still read their shared-memory source.
-template <int Pending>
-TESSEL_HOST_DEVICE inline void bulk_wait_group_read() {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
-#else
-  arch_unsupported("cp.async.bulk.wait_group.read is used on sm_90a only");
-#endif
-}
-
-// Until at most Pending of this thread's bulk groups are incomplete (their writes done).
-template <int Pending>
-TESSEL_HOST_DEVICE inline void bulk_wait_group() {
-#if defined(TESSEL_ARCH_SM90A_ENABLED)
-  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(Pending) : "memory");
-#else
-  arch_unsupported("cp.async.bulk.wait_group is used on sm_90a only");
-#endif
-}
-
 }  // namespace tessel
