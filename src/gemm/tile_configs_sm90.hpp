@@ -1,8 +1,7 @@
 // The tile configurations libtessel ships for the sm_90a GEMM (the warp-specialized TMA kernel,
-// gemm/kernel_sm90_tma.hpp, persistent), by index. A name reads
-// sm90_<TileM>x<TileN>x<TileK>_s<stages>[_pingpong][_c2][_sw]. Largest first; gemm_plan.cpp's heuristic
-// chooses among them, GemmArguments::config overrides it. Built only where libtessel has sm_90a
-// code.
+// gemm/kernel_sm90_tma.hpp, persistent), by index, largest first (the names below);
+// gemm_plan.cpp's heuristic chooses among them, GemmArguments::config overrides it. Built only
+// where libtessel has sm_90a code.
 #pragma once
 
 #include <iterator>

@@ -103,11 +103,11 @@ TEST(GemmPlanH100, AlignedOperandsRunTheTmaKernel) {
 
 TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   // 128x256 where its tiles make at least eight waves on 132 SMs (1056 tiles)
-  EXPECT_EQ(plan_of(packed(8192, 8192, 8192), kH100).config, "sm90_128x256x64_s4");       // 2048 tiles
-  EXPECT_EQ(plan_of(packed(4096, 14336, 4096), kH100).config, "sm90_128x256x64_s4");      // 1792
-  EXPECT_EQ(plan_of(packed(4096, 4096, 4096), kH100).config, "sm90_128x128x64_s5");       // 512
-  EXPECT_EQ(plan_of(packed(4096, 8448, 64), kH100).config, "sm90_128x256x64_s4");         // 1056: eight waves
-  EXPECT_EQ(plan_of(packed(4096, 8192, 64), kH100).config, "sm90_128x128x64_s5");         // 1024
+  EXPECT_EQ(plan_of(packed(8192, 8192, 8192), kH100).config, "sm90_128x256x64_s4");   // 2048 tiles
+  EXPECT_EQ(plan_of(packed(4096, 14336, 4096), kH100).config, "sm90_128x256x64_s4");  // 1792
+  EXPECT_EQ(plan_of(packed(4096, 4096, 4096), kH100).config, "sm90_128x128x64_s5");   // 512
+  EXPECT_EQ(plan_of(packed(4096, 8448, 64), kH100).config, "sm90_128x256x64_s4");     // 1056: eight waves
+  EXPECT_EQ(plan_of(packed(4096, 8192, 64), kH100).config, "sm90_128x128x64_s5");     // 1024
   EXPECT_EQ(plan_of(packed(2048, 2048, 2048), kH100).config, "sm90_128x128x64_s5");  // 256 tiles
   EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_64x128x64_s8");   // 64 tiles of 128x128
   EXPECT_EQ(plan_of(packed(1024, 1024, 65536), kH100).config, "sm90_128x128x64_s5");  // split over K instead

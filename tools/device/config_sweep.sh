@@ -3,7 +3,7 @@
 # every shape in SHAPES, each row against cuBLAS in the same process (tessel-prof gemm --csv),
 # then a table of tessel / cuBLAS speed per shape and configuration. "auto" is the planner's
 # choice. EXTRA is passed to every tessel-prof call (e.g. "--out-dtype f16 --no-verify").
-#   CONFIGS="auto sm90_128x256x64_s4_direct" SHAPES="4096x4096x4096 8192x8192x8192" \
+#   CONFIGS="auto sm90_128x256x64_s4" SHAPES="4096x4096x4096 8192x8192x8192" \
 #     tools/device/config_sweep.sh
 set -uo pipefail
 OUT=${OUT:-$PWD/out}

@@ -59,10 +59,10 @@ namespace tessel {
 // Threads of the kernel: the config's two MMA warpgroups, then the producer: one warp, or,
 // when the MMA warpgroups need more registers than an even share (128 fp32 accumulators a
 // thread), a whole warpgroup that hands its registers over (setmaxnreg: 40 a thread for the
-// producer, 232 for the MMA threads; 128*40 + 256*232 <= 64K). A warp more than 8 does not do:
-// ptxas then caps every thread at 168 registers (the nine warps share four schedulers' register
-// files, three on one), and the cap holds code after setmaxnreg only where the block is whole
-// warpgroups.
+// producer, 232 for the MMA threads; 128*40 + 256*232 <= 64K). A single producer warp would
+// not do: ptxas caps a block of nine warps at 168 registers a thread (three of them share one
+// scheduler's register file), and allocates beyond the cap after setmaxnreg only in blocks of
+// whole warpgroups.
 template <class Config>
 inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
