@@ -1,0 +1,51 @@
+// The layouts docs/guide quotes for the sm80 kernel (03-registers.md), written there as text
+// for `tessel-layout show --tv`, are the ones the library computes for the shipped
+// configuration GemmConfigSm80<128, 128, 32, 4> (2x2 warps, f16). If a test here fails, the
+// kernel's layouts changed: update the page's commands (and rerun check_guide.py --update).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tessel/gemm/config_sm80.hpp"
+
+namespace tessel {
+namespace {
+
+using Config = GemmConfigSm80<128, 128, 32, 4>;
+using Unpermuted = TiledMMA<Config::MmaOp, Layout<Shape<Int<2>, Int<2>, Int<1>>>>;
+
+TEST(GuideLayouts, TiledMmaTileIs32x32x16WithThePermutation) {
+  EXPECT_EQ(to_string(Config::Mma::tile_size<0>()), "32");
+  EXPECT_EQ(to_string(Config::Mma::tile_size<1>()), "32");
+  EXPECT_EQ(to_string(Config::Mma::tile_size<2>()), "16");
+  EXPECT_EQ(to_string(Unpermuted::tile_size<1>()), "16");
+}
+
+TEST(GuideLayouts, BOperandTVLayoutsWithAndWithoutThePermutation) {
+  EXPECT_EQ(to_string(Unpermuted::layout_B_TV()), "(((4,8),2,2),((2,2),(1,1))):(((32,1),0,8),((16,128),(0,0)))");
+  EXPECT_EQ(to_string(Config::Mma::layout_B_TV()), "(((4,8),2,2),((2,2),(2,1))):(((64,1),0,8),((32,256),(16,0)))");
+}
+
+TEST(GuideLayouts, CopiesOfTheKernel) {
+  // global -> shared, A: 128 threads x 8 halves over a (32,32) block of the (128,32) stage
+  EXPECT_EQ(to_string(Config::G2SA::layout_tv()), "((4,32),8):((256,1),32)");
+  EXPECT_EQ(to_string(Config::G2SA::tiler()), "(32,32)");
+  // shared -> registers, B: the TiledMMA's own B layout (make_tiled_copy_B)
+  EXPECT_EQ(to_string(Config::S2RB::layout_tv()), to_string(Config::Mma::layout_B_TV()));
+}
+
+TEST(GuideLayouts, FragmentsAndTheirRetiledViews) {
+  auto sA = make_tensor(make_smem_ptr(static_cast<Half*>(nullptr)), Config::OperandA::SmemStageLayout{});
+  auto sB = make_tensor(make_smem_ptr(static_cast<Half*>(nullptr)), Config::OperandB::SmemStageLayout{});
+  Config::Mma mma;
+  auto thr = mma.get_slice(0);
+  auto tCrA = thr.partition_fragment_A(sA);  // (MMA,MMA_M,MMA_K)
+  auto tCrB = thr.partition_fragment_B(sB);  // (MMA,MMA_N,MMA_K)
+  EXPECT_EQ(to_string(tCrA.layout()), "((2,2,2),4,2):((1,2,4),8,32)");
+  EXPECT_EQ(to_string(tCrB.layout()), "((2,2),8,2):((1,2),4,32)");
+  Config::S2RB s2r_b;
+  EXPECT_EQ(to_string(s2r_b.get_slice(0).retile_D(tCrB).layout()), "((8,1),4,2):((1,0),8,32)");
+}
+
+}  // namespace
+}  // namespace tessel
