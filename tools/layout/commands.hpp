@@ -9,5 +9,6 @@ namespace tessel::tool {
 void add_eval_command(CLI::App& app, int& status);   // eval_command.cpp
 void add_show_command(CLI::App& app, int& status);   // show_command.cpp
 void add_banks_command(CLI::App& app, int& status);  // banks_command.cpp
+void add_conv_command(CLI::App& app, int& status);   // conv_command.cpp
 
 }  // namespace tessel::tool

@@ -1,5 +1,6 @@
-// tessel-layout: a calculator for the layout algebra, pictures of layouts, and a
-// shared-memory bank-conflict checker. `tessel-layout --help` lists the commands.
+// tessel-layout: a calculator for the layout algebra, pictures of layouts, a shared-memory
+// bank-conflict checker, and the convolution iterators run on a worked example.
+// `tessel-layout --help` lists the commands.
 #include <iostream>
 
 #include "commands.hpp"
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   tessel::tool::add_eval_command(app, status);
   tessel::tool::add_show_command(app, status);
   tessel::tool::add_banks_command(app, status);
+  tessel::tool::add_conv_command(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

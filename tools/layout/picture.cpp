@@ -173,7 +173,8 @@ Grid offset_grid(const rt::Value& value) {
   return grid;
 }
 
-Grid tv_grid(const rt::Value& value, int64_t tile_rows, int64_t tile_cols) {
+Grid tv_grid(const rt::Value& value, int64_t tile_rows, int64_t tile_cols,
+             int64_t threads_per_colour) {
   const IndexFunction f = index_function(value, "a (thread, value) -> index layout");
   const rt::Layout& layout = *f.shape_source;
   const std::string text = rt::to_string(value);
@@ -220,7 +221,8 @@ Grid tv_grid(const rt::Value& value, int64_t tile_rows, int64_t tile_cols) {
       owners[row * tile_cols + col].push_back(name);
       if (owners[row * tile_cols + col].size() == 1) {
         grid.labels[row * tile_cols + col] = name;
-        grid.colours[row * tile_cols + col] = static_cast<int>(t % kPaletteSize);
+        grid.colours[row * tile_cols + col] =
+            static_cast<int>(t / std::max<int64_t>(threads_per_colour, 1) % kPaletteSize);
       }
     }
   }

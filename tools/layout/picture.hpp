@@ -46,8 +46,10 @@ Grid offset_grid(const rt::Value& value);
 // in the tile (CuTe's convention for MMA atoms). Each cell is labelled T<t>V<v> and coloured
 // by thread; cells covered twice or never are listed in the notes (legal for some layouts).
 // tv_grid(((4,8),(2,2)):((32,1),(16,8)), 16, 8) -> the SM80 16x8x16 C fragment: cell (0,0)
-// is T0V0, (0,1) T0V1, (8,0) T0V2, (1,0) T4V0.
-Grid tv_grid(const rt::Value& value, int64_t tile_rows, int64_t tile_cols);
+// is T0V0, (0,1) T0V1, (8,0) T0V2, (1,0) T4V0. threads_per_colour > 1 colours by thread group
+// instead (32: by warp, which shows a TiledMMA's atom layout).
+Grid tv_grid(const rt::Value& value, int64_t tile_rows, int64_t tile_cols,
+             int64_t threads_per_colour = 1);
 
 // CuTe's print_layout look: column indices on top, row indices on the left, +---+ borders.
 std::string render_text(const Grid& grid);
