@@ -9,6 +9,12 @@ The pages hold three kinds of checked material:
    in bash (so `| head -n 20` works) with the built tessel-layout first on PATH, in a scratch
    copy of docs/guide's img/ folder, and its output must equal the block's text (trailing
    spaces of each line and trailing blank lines are ignored).
+   A command may also start with `c++`, to show what the compiler says about one of the
+   compile-fail cases of tests/host/compile_fail/: it runs in docs/guide with the build's own
+   C++ compiler (--cxx) as `c++`, and must name a case of cases.cmake whose ctest regex matches
+   the output the page shows, so the quoted error is the one the compile-fail test pins. With a
+   compiler other than GCC (--cxx-id), whose wording differs, the check is that every static
+   assertion message the page shows is in what the compiler prints.
 
 2. Pictures: every `--svg img/NAME.svg` a command writes must be byte-identical to the file
    docs/guide/img/NAME.svg; every picture a page shows (![...](img/NAME.svg)) must exist and be
@@ -38,6 +44,9 @@ FENCE = re.compile(r"^(\s*)(`{3,})(\S*)\s*$")
 QUOTE = re.compile(r"^<!--\s*quote:\s*(\S+)\s*-->\s*$")
 PICTURE = re.compile(r"!\[[^\]]*\]\((img/[^)\s]+)\)")
 SVG_ARG = re.compile(r"--svg[ =](\S+)")
+COMPILE_FAIL_CASE = re.compile(r'tessel_compile_fail_test\(\s*(\S+)\s+(\S+)\s+"([^"]*)"\s*\)')
+COMPILE_FAIL_SOURCE = re.compile(r"compile_fail/([\w.-]+\.cpp)")
+ASSERT_MESSAGE = re.compile(r"static assertion failed: (.*)$")
 
 
 class Block:
@@ -94,6 +103,38 @@ def normalise(lines):
     return lines
 
 
+def compile_fail_cases(root):
+    """{source file name: (test name, regex)} of tests/host/compile_fail/cases.cmake."""
+    cases = root / "tests" / "host" / "compile_fail" / "cases.cmake"
+    text = cases.read_text(encoding="utf-8") if cases.is_file() else ""
+    return {m.group(2): (m.group(1), m.group(3)) for m in COMPILE_FAIL_CASE.finditer(text)}
+
+
+def check_compiler_example(where, command, expected, actual, cases, gcc):
+    """Failures of a `$ c++ ...` example: its case, its regex, and the compiler's words."""
+    failures = []
+    source = COMPILE_FAIL_SOURCE.search(command)
+    case = cases.get(source.group(1)) if source else None
+    if case is None:
+        return [f"{where}: '$ {command}' compiles no case of tests/host/compile_fail/cases.cmake"]
+    shown = "\n".join(normalise(expected))
+    if not re.search(case[1], shown):
+        failures.append(f"{where}: the page's output does not match the regex of ctest {case[0]} "
+                        f"(\"{case[1]}\"): the quoted error is not the one the test pins")
+    if gcc:
+        if actual != normalise(expected):
+            diff = "\n".join(difflib.unified_diff(normalise(expected), actual, "page says",
+                                                  "the compiler prints", lineterm=""))
+            failures.append(f"{where}: the output of\n  $ {command}\ndiffers from the page:\n{diff}")
+    else:
+        printed = "\n".join(actual)
+        for line in normalise(expected):
+            m = ASSERT_MESSAGE.search(line)
+            if m and m.group(1) not in printed:
+                failures.append(f"{where}: the compiler no longer says \"{m.group(1)}\"")
+    return failures
+
+
 def run(command, tool_dir, work):
     env = dict(os.environ, PATH=str(tool_dir) + os.pathsep + os.environ.get("PATH", ""), LC_ALL="C")
     result = subprocess.run(["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE,
@@ -106,6 +147,8 @@ def main():
     parser.add_argument("--tool", required=True, help="the built tessel-layout")
     parser.add_argument("--guide", required=True, help="docs/guide")
     parser.add_argument("--root", required=True, help="the repository root (for quotes)")
+    parser.add_argument("--cxx", help="the C++ compiler that runs the guide's `$ c++ ...` examples")
+    parser.add_argument("--cxx-id", default="GNU", help="its CMAKE_CXX_COMPILER_ID (GNU: exact output)")
     parser.add_argument("--update", action="store_true", help="rewrite expected outputs and pictures")
     args = parser.parse_args()
     guide, root = Path(args.guide).resolve(), Path(args.root).resolve()
@@ -116,6 +159,12 @@ def main():
         tool_dir = Path(tmp) / "bin"
         tool_dir.mkdir()
         (tool_dir / "tessel-layout").symlink_to(Path(args.tool).resolve())
+        if args.cxx:
+            cxx = shutil.which(args.cxx) or args.cxx  # absolute: the wrapper is `c++` itself
+            wrapper = tool_dir / "c++"
+            wrapper.write_text(f'#!/bin/sh\nexec "{os.path.abspath(cxx)}" "$@"\n', encoding="utf-8")
+            wrapper.chmod(0o755)
+        cases = compile_fail_cases(root)
         work = Path(tmp) / "guide"
         (work / "img").mkdir(parents=True)
 
@@ -134,13 +183,20 @@ def main():
                         continue
                     for n, (line, command, expected) in enumerate(examples):
                         where = f"{page.name}:{line}"
-                        if not command.startswith("tessel-layout"):
-                            failures.append(f"{where}: only tessel-layout commands run in the guide, "
+                        compiler = command.startswith("c++ ")
+                        if not command.startswith("tessel-layout") and not compiler:
+                            failures.append(f"{where}: only tessel-layout and c++ commands run in the guide, "
                                             f"found '$ {command}'")
                             continue
-                        actual = normalise(run(command, tool_dir, work))
+                        if compiler and not args.cxx:
+                            failures.append(f"{where}: '$ {command}' needs the compiler: pass --cxx")
+                            continue
+                        actual = normalise(run(command, tool_dir, guide if compiler else work))
                         checked += 1
-                        if args.update:
+                        if compiler and not args.update:
+                            failures += check_compiler_example(where, command, expected, actual, cases,
+                                                               args.cxx_id == "GNU")
+                        elif args.update:
                             end = examples[n + 1][0] - 1 if n + 1 < len(examples) else block.line + len(block.lines)
                             replacements.append((line, end, [block.indent + a if a else a for a in actual]))
                         elif actual != normalise(expected):

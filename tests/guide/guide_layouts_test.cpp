@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "tessel/atom/copy_atom.hpp"
+#include "tessel/atom/copy_traits_sm80.hpp"
 #include "tessel/gemm/config_sm80.hpp"
 
 namespace tessel {
@@ -45,6 +47,21 @@ TEST(GuideLayouts, FragmentsAndTheirRetiledViews) {
   EXPECT_EQ(to_string(tCrB.layout()), "((2,2),8,2):((1,2),4,32)");
   Config::S2RB s2r_b;
   EXPECT_EQ(to_string(s2r_b.get_slice(0).retile_D(tCrB).layout()), "((8,1),4,2):((1,0),8,32)");
+}
+
+// 03-registers.md: ldmatrix.x4 whose matrix j is quadrant (j % 2, j / 2) of the 16x16 A tile
+// delivers to lane l, value v exactly element A_TV(l, v) of the m16n8k16 atom.
+TEST(GuideLayouts, LdmatrixX4DeliversTheMmaAFragment) {
+  using Dst = CopyAtom<SM80_LDMATRIX_X4, Half>::ValLayoutDst;  // (lane, value) -> 64 j + 8 r + c
+  using A = MmaTraits<Config::MmaOp>::ALayout;                 // (lane, value) -> m + 16 k
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int v = 0; v < 8; ++v) {
+      const int e = int(Dst{}(lane, v));
+      const int j = e / 64, r = e / 8 % 8, c = e % 8;
+      const int m = r + 8 * (j % 2), k = c + 8 * (j / 2);
+      EXPECT_EQ(m + 16 * k, int(A{}(lane, v))) << "lane " << lane << " value " << v;
+    }
+  }
 }
 
 }  // namespace

@@ -29,3 +29,5 @@ tessel_compile_fail_test(compile_fail_gemm_config_mn_major gemm_config_mn_major.
                          "OperandSm80: an MN-major operand needs TileM/TileN to be a multiple of 64")
 tessel_compile_fail_test(compile_fail_gemm_config_sm90_accumulators gemm_config_sm90_accumulators.cpp
                          "GemmConfigSm90: at most 128 accumulators a thread")
+tessel_compile_fail_test(compile_fail_tiled_copy_without_permutation tiled_copy_without_permutation.cpp
+                         "TiledCopy: each thread's values are not a whole number of atom copies")
