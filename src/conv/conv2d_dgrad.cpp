@@ -6,8 +6,8 @@
 //   A  dY through fprop's activation iterator on the phase's stride-1 problem
 //   B  the group's filters gathered as (c, (t, u, k))
 //   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
-// Depthwise layers (C = K = G) run on a direct kernel instead, without phases
-// (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on the TMA kernel instead
+// Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8) run on a direct kernel
+// instead, without phases (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on the TMA kernel instead
 // (dgrad_operand_sm90.hpp).
 #include <cstdint>
 #include <string>
@@ -57,7 +57,7 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   const Conv2dProblem& pb = args.problem;
   if (plan.depthwise.direct) {
     const DepthwiseArgs a{plan.depthwise.problem, args.dy, args.w, args.dx, args.beta != 0.0f ? args.residual : nullptr,
-                          args.bias, args.alpha, args.beta, args.activation, args.output_type, 0, 0};
+                          args.bias, args.alpha, args.beta, args.activation, args.output_type, 0, 0, true};
     const cudaError_t e = plan.depthwise.as_fprop
                               ? sm80::run_depthwise_fprop(args.input_type, plan.depthwise, a, stream)
                               : sm80::run_depthwise_dgrad(args.input_type, plan.depthwise, a, stream);

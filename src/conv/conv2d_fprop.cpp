@@ -4,7 +4,8 @@
 //   A  the activations through ConvFpropA (zero-filled padding; the optimized iterator where
 //      R, S <= 32, else the analytic one), B the group's KRSC filters
 //      (a K-major matrix, ldb = R*S*C/G), D the group's K/G columns of Y (ldd = K).
-// Depthwise layers (C = K = G) run on a direct kernel instead (conv/depthwise_direct.hpp).
+// Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8) run on a direct kernel
+// instead (conv/depthwise_direct.hpp).
 // On an H100, ungrouped layers of 64 or more channels run on the TMA kernel instead: the same
 // GEMM with A loaded in the engine's im2col mode, K rounded up per tap to 64-channel tiles
 // (conv/fprop_operand_sm90.hpp).

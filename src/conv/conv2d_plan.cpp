@@ -62,9 +62,14 @@ Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb) {
 
 DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer, bool aligned, int sms) {
   DepthwisePlan d;
-  const int taps = layer.r * layer.s;
-  if (layer.groups != layer.c || layer.k != layer.c || taps > kDepthwiseMaxTaps) return d;
+  const int taps = layer.r * layer.s, cg = layer.channels_per_group();
+  if (layer.k != layer.c || !direct_group_width(cg) || taps * cg > kDepthwiseMaxTaps) return d;
+  // A thread's eight channels are whole groups: wider groups need 16-byte loads of them.
+  if (cg > 1 && !(layer.c % 8 == 0 && aligned)) return d;
+  // wgrad of groups of 8 ran 2.2-2.4x faster as grouped GEMMs (docs/PERFORMANCE.md, 2026-11-25).
+  if (direction == ConvDirection::kWgrad && cg > kDirectWgradMaxGroupWidth) return d;
   d.direct = true;
+  d.cg = cg;
   d.problem = layer;
   if (direction == ConvDirection::kDgrad && layer.stride_h == 1 && layer.stride_w == 1) {
     d.problem = dgrad_as_fprop(layer), d.as_fprop = true;
@@ -78,12 +83,15 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   if (d.blocks_y > 65535) return {};  // past the grid's y: the grouped GEMMs, which take any G
   sms = std::max(sms, 1);
   if (direction == ConvDirection::kWgrad) {
-    // Slices of at least 32 pixels, about 16 blocks per SM over all channel blocks.
+    // Slices of at least 32 pixels, about 16 blocks per SM over all channel blocks, and partial
+    // sums (slices * R*S * C * C/G floats) of at most half dY's bytes: wider groups sum more
+    // pixels a slice.
     const long long pixels = (long long)pb.n * pb.p() * pb.q();
-    const long long slices = std::max(1LL, std::min(ceil_div(16LL * sms, d.blocks_y), ceil_div(pixels, 32LL)));
+    const long long slices = std::max(
+        1LL, std::min({ceil_div(16LL * sms, d.blocks_y), ceil_div(pixels, 32LL), pixels / (4LL * taps * cg)}));
     d.pixels_per_slice = int(ceil_div(pixels, slices));
     d.blocks_x = int(ceil_div(pixels, (long long)d.pixels_per_slice));
-    d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * sizeof(float);
+    d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float);
     return d;
   }
   // One pixel (or strip) per thread, or up to four while that still leaves 8 blocks per SM.

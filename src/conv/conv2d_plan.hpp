@@ -56,8 +56,10 @@ struct ConvGemm {
   std::size_t workspace_bytes() const { return split.workspace_bytes(m, n) * std::size_t(groups); }
 };
 
-// Depthwise layers (C/G = K/G = 1, at most kDepthwiseMaxTaps taps) run on the direct kernels
-// instead of G one-column GEMMs (tessel/conv/depthwise_direct.hpp). Their launch:
+// Depthwise layers (C/G = K/G = 1) and narrow groups (C/G = K/G = 2, 4 or 8, C % 8 == 0 and
+// 16-byte aligned tensors; wgrad up to kDirectWgradMaxGroupWidth), R*S*C/G at most
+// kDepthwiseMaxTaps, run on the direct kernels
+// instead of G GEMMs of C/G columns (tessel/conv/depthwise_direct.hpp). Their launch:
 struct DepthwisePlan {
   bool direct = false;
   // What the kernel computes: the layer itself, or, for dgrad at stride 1, the fprop over dY
@@ -65,13 +67,16 @@ struct DepthwisePlan {
   Conv2dProblem problem;
   bool as_fprop = false;
   bool strip = false;              // fprop: depthwise_fprop_strip_kernel (depthwise_strip(problem) > 0)
+  int cg = 1;                      // channels per group, C/G = K/G (1: depthwise)
   int vec = 1;                     // channels per thread: 8 (16-byte loads: C % 8 == 0, aligned tensors) or 1
   int vectors = 1;                 // channel vectors per block
   int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: slices of N*P*Q), channel blocks
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
-  std::size_t workspace_bytes = 0;  // wgrad: the slices' fp32 partial sums (slices, R*S, C)
+  std::size_t workspace_bytes = 0;  // wgrad: the slices' fp32 partial sums (slices, R*S, K, C/G)
 };
 enum class ConvDirection { kFprop, kDgrad, kWgrad };
+// wgrad takes the direct kernel for groups up to this wide; wider ones run as grouped GEMMs.
+inline constexpr int kDirectWgradMaxGroupWidth = 4;
 // dgrad of a stride-1 layer as an fprop: dX = the true-convolution-flipped filter over dY (P x Q)
 // with pads (R-1)*dilation - pad, whose output extent is H x W.
 Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb);

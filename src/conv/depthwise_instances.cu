@@ -4,48 +4,68 @@ namespace tessel::sm80 {
 namespace {
 
 // fprop's kernel for the filter width and stride (depthwise_strip), else the per-pixel one.
-template <class T, int Vec>
+template <class T, int Vec, int CG>
 auto fprop_kernel(Conv2dProblem const& pb, bool strip) {
   if (strip) {
     const bool s1 = pb.stride_w == 1;
-    if (pb.s == 3) return s1 ? depthwise_fprop_strip_kernel<T, Vec, 3, 1> : depthwise_fprop_strip_kernel<T, Vec, 3, 2>;
-    if (pb.s == 5) return s1 ? depthwise_fprop_strip_kernel<T, Vec, 5, 1> : depthwise_fprop_strip_kernel<T, Vec, 5, 2>;
-    return depthwise_fprop_strip_kernel<T, Vec, 7, 1>;
+    if (pb.s == 3)
+      return s1 ? depthwise_fprop_strip_kernel<T, Vec, CG, 3, 1> : depthwise_fprop_strip_kernel<T, Vec, CG, 3, 2>;
+    if (pb.s == 5)
+      return s1 ? depthwise_fprop_strip_kernel<T, Vec, CG, 5, 1> : depthwise_fprop_strip_kernel<T, Vec, CG, 5, 2>;
+    return depthwise_fprop_strip_kernel<T, Vec, CG, 7, 1>;
   }
-  return depthwise_fprop_kernel<T, Vec>;
+  return depthwise_fprop_kernel<T, Vec, CG>;
 }
 
-template <class T, int Vec>
+template <class T, int Vec, int CG>
 cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args,
                            cudaStream_t stream) {
   const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
-  const std::size_t smem = std::size_t(args.pb.r) * args.pb.s * plan.vectors * Vec * sizeof(float);
+  const std::size_t smem = std::size_t(args.pb.r) * args.pb.s * plan.vectors * Vec * CG * sizeof(float);
   if (fprop) {
-    fprop_kernel<T, Vec>(args.pb, plan.strip)<<<grid, kDepthwiseThreads, smem, stream>>>(args);
+    fprop_kernel<T, Vec, CG>(args.pb, plan.strip)<<<grid, kDepthwiseThreads, smem, stream>>>(args);
   } else {
-    depthwise_dgrad_kernel<T, Vec><<<grid, kDepthwiseThreads, smem, stream>>>(args);
+    depthwise_dgrad_kernel<T, Vec, CG><<<grid, kDepthwiseThreads, smem, stream>>>(args);
   }
   return cudaGetLastError();
 }
 
+template <class T, int Vec, int CG>
+cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
+  const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
+  depthwise_wgrad_kernel<T, Vec, CG><<<grid, args.pb.r * args.pb.s * plan.vectors, 0, stream>>>(args);
+  return cudaGetLastError();
+}
+
+// The instance for the plan's vector width and group width: one channel a thread only for
+// depthwise layers (planned so: conv2d_plan.cpp).
 template <class T>
 cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args,
                            cudaStream_t stream) {
-  return plan.vec == 8 ? fprop_or_dgrad<T, 8>(fprop, plan, args, stream)
-                       : fprop_or_dgrad<T, 1>(fprop, plan, args, stream);
+  if (plan.vec == 1) return fprop_or_dgrad<T, 1, 1>(fprop, plan, args, stream);
+  switch (plan.cg) {
+    case 2: return fprop_or_dgrad<T, 8, 2>(fprop, plan, args, stream);
+    case 4: return fprop_or_dgrad<T, 8, 4>(fprop, plan, args, stream);
+    case 8: return fprop_or_dgrad<T, 8, 8>(fprop, plan, args, stream);
+    default: return fprop_or_dgrad<T, 8, 1>(fprop, plan, args, stream);
+  }
 }
 
-template <class T, int Vec>
+template <class T>
 cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
-  const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
-  depthwise_wgrad_kernel<T, Vec><<<grid, args.pb.r * args.pb.s * plan.vectors, 0, stream>>>(args);
-  return cudaGetLastError();
+  if (plan.vec == 1) return wgrad_partials<T, 1, 1>(plan, args, stream);
+  switch (plan.cg) {
+    case 2: return wgrad_partials<T, 8, 2>(plan, args, stream);
+    case 4: return wgrad_partials<T, 8, 4>(plan, args, stream);
+    case 8: return wgrad_partials<T, 8, 8>(plan, args, stream);
+    default: return wgrad_partials<T, 8, 1>(plan, args, stream);
+  }
 }
 
 template <class Out>
 cudaError_t wgrad_reduce(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, float const* partials,
                          void* dw, cudaStream_t stream) {
-  const long long count = (long long)args.pb.c * args.pb.r * args.pb.s;
+  const long long count = (long long)args.pb.k * args.pb.r * args.pb.s * plan.cg;
   const int threads = 256, blocks = int(count / threads + 1 < 4096 ? count / threads + 1 : 4096);
   depthwise_wgrad_reduce_kernel<Out><<<blocks, threads, 0, stream>>>(partials, plan.blocks_x, args.pb, dw,
                                                                       args.residual, args.alpha, args.beta);
@@ -72,13 +92,8 @@ cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const
                                 float* workspace, cudaStream_t stream) {
   void* dw = args.out;
   args.out = workspace, args.vectors_per_block = plan.vectors, args.pixels_per_slice = plan.pixels_per_slice;
-  cudaError_t e;
-  if (input == DataType::kF16) {
-    e = plan.vec == 8 ? wgrad_partials<Half, 8>(plan, args, stream) : wgrad_partials<Half, 1>(plan, args, stream);
-  } else {
-    e = plan.vec == 8 ? wgrad_partials<BFloat16, 8>(plan, args, stream)
-                      : wgrad_partials<BFloat16, 1>(plan, args, stream);
-  }
+  const cudaError_t e = input == DataType::kF16 ? wgrad_partials<Half>(plan, args, stream)
+                                                 : wgrad_partials<BFloat16>(plan, args, stream);
   if (e != cudaSuccess) return e;
   switch (args.out_type) {
     case DataType::kF32: return wgrad_reduce<float>(plan, args, workspace, dw, stream);

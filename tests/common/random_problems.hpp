@@ -1,10 +1,11 @@
 // Random problems drawn from the whole valid input space of tessel's entry points, weighted
 // towards the corners where planning and kernels break: sizes 1, images smaller than the
 // stride, the filter or the dilated filter, pads larger than the filter, P or Q = 1, groups
-// from 1 to depthwise, odd and tiny channel counts, K not a multiple of 8. The host planning
-// fuzz (tests/host/plan_fuzz_test.cpp, Scale::kHuge: extents up to the 2^31-element limits)
-// and the randomized device test of the API (tests/device/api_random_device_test.cpp,
-// Scale::kSmall: problems a host fp64 reference checks quickly) draw from the same generator.
+// from 1 to depthwise (narrow groups of 2, 4 or 8 channels among them), odd and tiny channel
+// counts, K not a multiple of 8. The host planning fuzz (tests/host/plan_fuzz_test.cpp,
+// Scale::kHuge: extents up to the 2^31-element limits) and the randomized device test of the
+// API (tests/device/api_random_device_test.cpp, Scale::kSmall: problems a host fp64 reference
+// checks quickly) draw from the same generator.
 #pragma once
 
 #include <algorithm>
@@ -89,11 +90,14 @@ inline Conv2dProblem random_conv_problem(Rng& rng, Scale scale) {
     if (scale == Scale::kHuge && chance(rng, 0.05)) pb.pad_w = log_uniform(rng, 1 << 20);
     pb.mode = chance(rng, 0.25) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
     const int cg = draw_channels(rng, scale), kg = draw_channels(rng, scale);
-    switch (uniform(rng, 0, 5)) {
+    switch (uniform(rng, 0, 6)) {
       case 0:  // depthwise: one channel and one filter per group
         pb.groups = draw_channels(rng, scale), pb.c = pb.k = pb.groups;
         break;
-      case 1:  // grouped
+      case 1:  // narrow groups (ResNeXt's): as many filters as channels, 2 to 8 of each
+        pb.groups = draw_channels(rng, scale), pb.c = pb.k = pb.groups * one_of(rng, {2, 4, 8});
+        break;
+      case 2:  // grouped
         pb.groups = one_of(rng, {2, 3, 4, 8, 32});
         pb.c = pb.groups * cg, pb.k = pb.groups * kg;
         break;

@@ -633,10 +633,13 @@ TEST(Conv2dWgrad, DepthwiseDirectKernels) {
     ++seed;
     if (HasFailure()) return;
   }
-  // Many slices of N*P*Q, summed in order: the same bits twice, accumulated into dW.
-  Case t{problem(8, 56, 56, 64, 64, 3, 3, 1, 1, 1, 64)};
-  t.beta = 1.0f, t.residual_is_output = true;
-  run_wgrad(t, seed, true);
+  // Many slices of N*P*Q, summed in order: the same bits twice, accumulated into dW; depthwise
+  // and groups of 4.
+  for (int groups : {64, 16}) {
+    Case t{problem(8, 56, 56, 64, 64, 3, 3, 1, 1, 1, groups)};
+    t.beta = 1.0f, t.residual_is_output = true;
+    run_wgrad(t, seed++, true);
+  }
 }
 // Every group in one launch (the groups are the kernel's batches), with each group's residual
 // filters; split-K per group (2 groups of 32 x 144 over N*P*Q = 12544); more groups than a grid

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "common/random_problems.hpp"
@@ -98,15 +99,22 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
   if (g.m == 0 || g.n == 0) EXPECT_EQ(g.split.splits, 1);
 }
 
-// The direct depthwise kernels' plan: taken exactly for C = K = G and few enough taps; its grid
-// covers every channel (and, in wgrad, every pixel in slices) within CUDA's limits.
-bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirection direction, const Conv2dProblem& pb) {
-  const bool depthwise = pb.groups == pb.c && pb.k == pb.c && pb.r * pb.s <= kDepthwiseMaxTaps;
+// The direct kernels' plan: taken exactly for C = K and C/G in {1, 2, 4, 8} (wgrad: up to
+// kDirectWgradMaxGroupWidth) with few enough weights a channel, wider groups only with 16-byte vectors (`aligned`: the tensors the kernel
+// reads and writes); its grid covers every channel (and, in wgrad, every pixel in slices)
+// within CUDA's limits.
+bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirection direction, const Conv2dProblem& pb,
+                     bool aligned) {
+  const int cg = pb.channels_per_group();
+  const int widest = direction == conv_detail::ConvDirection::kWgrad ? conv_detail::kDirectWgradMaxGroupWidth : 8;
+  const bool direct = pb.k == pb.c && (cg == 1 || cg == 2 || cg == 4 || cg == 8) && cg <= widest &&
+                      pb.r * pb.s * cg <= kDepthwiseMaxTaps && (cg == 1 || (pb.c % 8 == 0 && aligned));
   if (!d.direct) {
-    EXPECT_FALSE(depthwise && pb.c <= 65535) << "a depthwise layer on the GEMMs";
+    EXPECT_FALSE(direct && pb.c <= 65535) << "a depthwise or narrow-group layer on the GEMMs";
     return false;
   }
-  EXPECT_TRUE(depthwise);
+  EXPECT_TRUE(direct);
+  EXPECT_EQ(d.cg, cg);
   // dgrad at stride 1 is an fprop over dY (P x Q) whose output is dX (H x W).
   const bool as_fprop = direction == conv_detail::ConvDirection::kDgrad && pb.stride_h == 1 && pb.stride_w == 1;
   EXPECT_EQ(d.as_fprop, as_fprop);
@@ -121,7 +129,7 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
     EXPECT_EQ(d.problem.pad_w, pb.pad_w);
   }
   EXPECT_EQ(d.strip, (direction == conv_detail::ConvDirection::kFprop || as_fprop) && depthwise_strip(d.problem) > 0);
-  EXPECT_TRUE(d.vec == 1 || (d.vec == 8 && pb.c % 8 == 0)) << d.vec;
+  EXPECT_TRUE((d.vec == 1 && cg == 1) || (d.vec == 8 && pb.c % 8 == 0 && aligned)) << d.vec;
   const long long vectors = pb.c / d.vec;
   EXPECT_EQ(d.vectors, std::min(vectors, 8LL));
   EXPECT_GE((long long)d.blocks_y * d.vectors, vectors);
@@ -133,10 +141,16 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
     EXPECT_LE(taps * d.vectors, 1024) << "threads per block";
     EXPECT_GE((long long)d.blocks_x * d.pixels_per_slice, pixels);
     EXPECT_LT((long long)(d.blocks_x - 1) * d.pixels_per_slice, pixels) << "an empty slice";
-    EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * sizeof(float));
+    EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float));
   } else {
     EXPECT_EQ(d.workspace_bytes, 0u);
   }
+  return true;
+}
+
+bool aligned16(std::initializer_list<const void*> pointers) {
+  for (const void* p : pointers)
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
   return true;
 }
 
@@ -161,7 +175,8 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   if (testing::chance(rng, 0.3)) args.bias = address(rng, 3, ob);
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
   const conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
-  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kFprop, pb)) return;
+  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kFprop, pb, aligned16({args.x, args.y})))
+    return;
   const Conv2dProblem& kp = plan.problem;
   EXPECT_TRUE(validate(kp).ok());
   if (plan.pad_channels) {
@@ -186,7 +201,8 @@ void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   }
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
   const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
-  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kDgrad, pb)) return;
+  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kDgrad, pb, aligned16({args.dy, args.dx})))
+    return;
   // Every pixel of dX lies in exactly one phase that has rows.
   const long long phases_h = std::min(pb.stride_h, pb.h), phases_w = std::min(pb.stride_w, pb.w);
   ASSERT_EQ((long long)plan.phases.size(), phases_h * phases_w);
@@ -226,7 +242,8 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   args.dy = address(rng, 0, 2), args.x = address(rng, 1, 2), args.dw = const_cast<void*>(address(rng, 2, ob));
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
   const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
-  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kWgrad, pb)) return;
+  if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kWgrad, pb, aligned16({args.dy, args.x})))
+    return;
   const Conv2dProblem& kp = plan.problem;
   check_gemm(plan.gemm, device, kp, pb.filters_per_group(), (long long)kp.r * kp.s * kp.channels_per_group(),
              (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q());

@@ -1,24 +1,29 @@
-// Depthwise convolution (C/G = K/G = 1: output channel c reads input channel c alone) computed
-// directly, in all three directions. An implicit GEMM of such a layer is G GEMMs of one column
-// and R*S reductions: the tensor cores would multiply padding, so these kernels use the CUDA
+// Depthwise convolution (C/G = K/G = 1: output channel c reads input channel c alone) and
+// convolution of narrow groups (C/G = K/G = CG in {2, 4, 8}: ResNeXt's first stages) computed
+// directly, in all three directions. An implicit GEMM of such a layer is G GEMMs of CG columns
+// and R*S*CG reductions: the tensor cores would multiply padding, so these kernels use the CUDA
 // cores and aim at what bounds the layer, the bytes it moves (docs/PERFORMANCE.md).
 //
 // A thread owns Vec consecutive channels (Vec = 8: 16-byte loads of f16/bf16, C % 8 == 0 and
-// 16-byte aligned tensors; else 1) and walks pixels; a block is lanes x vectors threads, the
-// vectors (channels, fastest: each pixel's channels are one contiguous run) by pixel lanes
-// (neighbouring pixels: their windows overlap, so the taps' re-reads hit L1).
-//   fprop  y[n,p,q,c]  = sum_rs x[n, p*sh-ph+r*dh, q*sw-pw+s*dw, c] * w[c,r,s]
-//   dgrad  dx[n,h,w,c] = sum_rs dy[n, p, q, c] * w[c,r,s] over the taps with
+// 16-byte aligned tensors; else 1, depthwise only) and walks pixels; a block is lanes x vectors
+// threads, the vectors (channels, fastest: each pixel's channels are one contiguous run) by
+// pixel lanes (neighbouring pixels: their windows overlap, so the taps' re-reads hit L1). CG
+// divides Vec, so a thread's Vec output channels are whole groups whose inputs are the same Vec
+// channels: one 16-byte load per tap serves all of them. With g(c) = c - c % CG, group c's first:
+//   fprop  y[n,p,q,k]  = sum_rs,i x[n, p*sh-ph+r*dh, q*sw-pw+s*dw, g(k)+i] * w[k,r,s,i]
+//   dgrad  dx[n,h,w,c] = sum_rs,j dy[n, p, q, g(c)+j] * w[g(c)+j,r,s,c%CG] over the taps with
 //                        h = p*sh-ph+r*dh (p whole, in range), likewise w
-//   wgrad  dw[c,r,s]   = sum_npq dy[n,p,q,c] * x[n, p*sh-ph+r*dh, q*sw-pw+s*dw, c]
+//   wgrad  dw[k,r,s,i] = sum_npq dy[n,p,q,k] * x[n, p*sh-ph+r*dh, q*sw-pw+s*dw, g(k)+i]
 // (true convolution: the filter's tap (R-1-r, S-1-s) wherever these say (r, s)). fprop and
-// dgrad keep the block's filter taps in shared memory, as fp32 (R*S, channels). Where the
-// filter is 3, 5 or 7 wide at stride 1 or 2 (no dilation along w), fprop's thread computes a
-// strip of output columns and loads the input columns they share once
+// dgrad keep the block's filter taps in shared memory as fp32 (detail::TapLayout), each
+// channel's CG weights as the direction reads them (dgrad: transposed within the group). Where
+// the filter is 3, 5 or 7 wide at stride 1 or 2 (no dilation along w), fprop's thread computes
+// a strip of output columns and loads the input columns they share once
 // (depthwise_fprop_strip_kernel; 3x3: 6 loads per filter row for 4 outputs, not 12). dgrad at
-// stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop). wgrad gives each thread
-// one tap and its channels, each block a slice of the N*P*Q pixels, and writes fp32 partial
-// sums per slice that depthwise_wgrad_reduce adds in slice order (deterministic).
+// stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop) with dgrad's taps. wgrad
+// gives each thread one tap and its channels, each block a slice of the N*P*Q pixels, and
+// writes fp32 partial sums per slice that depthwise_wgrad_reduce adds in slice order
+// (deterministic).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +47,7 @@ struct DepthwiseArgs {
   DataType out_type;
   int vectors_per_block;  // channel vectors of a block (the rest of its threads are pixel lanes)
   int pixels_per_slice;   // wgrad: pixels (n, p, q) of a block's slice
+  bool dgrad_taps = false;  // fprop and dgrad kernels: w read as dgrad reads it (the group transposed)
 };
 
 inline constexpr int kDepthwiseThreads = 256;
@@ -56,9 +62,11 @@ TESSEL_HOST_DEVICE constexpr int depthwise_strip(int s, int stride_w) {
 TESSEL_HOST_DEVICE inline int depthwise_strip(const Conv2dProblem& pb) {
   return pb.dilation_w == 1 ? depthwise_strip(pb.s, pb.stride_w) : 0;
 }
-// Shared memory of fprop's and dgrad's filter taps: (R*S, 8 * Vec channels) floats. Filters
-// with more taps than this allows run as grouped GEMMs (conv2d_plan.cpp).
-inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 taps: 32 KiB
+// Shared memory of fprop's and dgrad's filter taps: (R*S, 8 * Vec channels, CG) floats. Filters
+// with more weights per channel (R*S*CG) than this allows run as grouped GEMMs (conv2d_plan.cpp).
+inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 weights a channel: 32 KiB
+// The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
+TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
 
 #if defined(__CUDACC__)
 namespace detail {
@@ -113,40 +121,85 @@ __device__ inline void depthwise_store(DepthwiseArgs const& a, std::int64_t at, 
   }
 }
 
-// The block's filter taps as fp32 (R*S, vectors * Vec) in shared memory, (r, s) as the
-// direction reads them (flipped for true convolution); channels past C are zero.
-template <class T, int Vec>
+// The block's filter taps as fp32 in shared memory, (r, s) as the direction reads them (flipped
+// for true convolution), zero for channels past C. Thread v's Vec * CG weights of a tap, f =
+// j * CG + i for its channel j and group member i (fprop w[c, r, s, i]; dgrad, a.dgrad_taps,
+// w[g(c)+i, r, s, c % CG]), lie in chunks of kChunk floats interleaved across the block's
+// vectors: (R*S, Vec*CG / kChunk, vectors, kChunk). A warp's threads then read one chunk as
+// consecutive 16-byte words, without bank conflicts.
+template <int Vec, int CG>
+struct TapLayout {
+  static constexpr int kChunk = Vec % 4 == 0 ? 4 : 1, kChunks = Vec * CG / kChunk;
+  // Thread v's chunk 0 of tap `tap`; chunk q lies q * vectors * kChunk floats further.
+  __device__ static int offset(int tap, int v, int vectors) { return (tap * kChunks * vectors + v) * kChunk; }
+};
+
+template <class T, int Vec, int CG>
 __device__ inline void load_taps(DepthwiseArgs const& a, int c0, float* taps) {
+  using L = TapLayout<Vec, CG>;
   const Conv2dProblem& pb = a.pb;
-  const int width = a.vectors_per_block * Vec, count = pb.r * pb.s * width;
+  const int vectors = a.vectors_per_block, count = pb.r * pb.s * vectors * Vec * CG;
   const bool flip = pb.mode == ConvMode::kConvolution;
-  for (int i = int(threadIdx.x); i < count; i += blockDim.x) {
-    const int tap = i / width, c = c0 + i % width;
+  for (int e = int(threadIdx.x); e < count; e += blockDim.x) {
+    const int v = e / L::kChunk % vectors, chunk = e / L::kChunk / vectors % L::kChunks;
+    const int tap = e / L::kChunk / vectors / L::kChunks, f = chunk * L::kChunk + e % L::kChunk;
+    const int c = c0 + v * Vec + f / CG, i = f % CG;
     int r = tap / pb.s, s = tap % pb.s;
     if (flip) r = pb.r - 1 - r, s = pb.s - 1 - s;
-    taps[i] = c < pb.c ? to_float(static_cast<T const*>(a.w)[(std::int64_t(c) * pb.r + r) * pb.s + s]) : 0.0f;
+    const int filter = a.dgrad_taps ? c - c % CG + i : c, channel = a.dgrad_taps ? c % CG : i;
+    const std::int64_t at = ((std::int64_t(filter) * pb.r + r) * pb.s + s) * CG + channel;
+    taps[e] = c < pb.c ? to_float(static_cast<T const*>(a.w)[at]) : 0.0f;
   }
   __syncthreads();
+}
+
+// One tap's contribution to Outputs pixels of Vec output channels (Vec / CG whole groups):
+// acc[o][j] += sum_i in[first + o * Step][g(j) + i] * w(j, i), where the weights w are the
+// thread's chunks of the tap starting at `w` (TapLayout), `stride` floats apart. Each chunk is
+// loaded once and used for every output pixel.
+template <int Vec, int CG, int Outputs, int Step, int Columns>
+__device__ inline void accumulate_tap(float (&acc)[Outputs][Vec], float const (&in)[Columns][Vec], int first,
+                                      float const* w, int stride) {
+  using L = TapLayout<Vec, CG>;
+  static_assert(Vec % CG == 0, "a thread's channels are whole groups");
+#pragma unroll
+  for (int q = 0; q < L::kChunks; ++q) {
+    float chunk[L::kChunk];
+    if constexpr (L::kChunk == 4) {
+      const float4 c4 = *reinterpret_cast<float4 const*>(w + q * stride);
+      chunk[0] = c4.x, chunk[1] = c4.y, chunk[2] = c4.z, chunk[3] = c4.w;
+    } else {
+      chunk[0] = w[q * stride];
+    }
+#pragma unroll
+    for (int e = 0; e < L::kChunk; ++e) {
+      const int f = q * L::kChunk + e, j = f / CG, i = f % CG;
+#pragma unroll
+      for (int o = 0; o < Outputs; ++o) acc[o][j] += in[first + o * Step][j - j % CG + i] * chunk[e];
+    }
+  }
 }
 
 }  // namespace detail
 
 // fprop. Grid: (pixel blocks, channel blocks); each thread computes Vec channels of a pixel,
 // then of the pixel lanes * gridDim.x further on.
-template <class T, int Vec>
+template <class T, int Vec, int CG>
 __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_fprop_kernel(DepthwiseArgs a) {
-  extern __shared__ float taps[];  // (R*S, vectors * Vec)
+  extern __shared__ float4 taps_words[];  // (R*S, Vec*CG / kChunk, vectors, kChunk): detail::TapLayout
+  using Taps = detail::TapLayout<Vec, CG>;
+  float* taps = reinterpret_cast<float*>(taps_words);
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block, lanes = kDepthwiseThreads / vectors;
   const int c0 = int(blockIdx.y) * vectors * Vec;
-  detail::load_taps<T, Vec>(a, c0, taps);
+  detail::load_taps<T, Vec, CG>(a, c0, taps);
   const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
   if (lane >= lanes || c >= pb.c) return;
   const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q;  // below 2^31: Y's elements are
   T const* x = static_cast<T const*>(a.in);
   for (int pix = int(blockIdx.x) * lanes + lane; pix < pixels; pix += int(gridDim.x) * lanes) {
     const int q = pix % Q, p = pix / Q % P, n = pix / Q / P;
-    float acc[Vec] = {};
+    float acc[1][Vec] = {};
     for (int r = 0; r < pb.r; ++r) {
       const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
       if (unsigned(h) >= unsigned(pb.h)) continue;
@@ -154,27 +207,29 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_fprop_kernel(Dept
       for (int s = 0; s < pb.s; ++s) {
         const int w = q * pb.stride_w - pb.pad_w + s * pb.dilation_w;
         if (unsigned(w) >= unsigned(pb.w)) continue;
-        float in[Vec];
-        detail::load_values<T, Vec>(row + std::int64_t(w) * pb.c, in);
-        float const* f = taps + (r * pb.s + s) * vectors * Vec + v * Vec;
-        for (int j = 0; j < Vec; ++j) acc[j] += in[j] * f[j];
+        float in[1][Vec];
+        detail::load_values<T, Vec>(row + std::int64_t(w) * pb.c, in[0]);
+        detail::accumulate_tap<Vec, CG, 1, 1>(acc, in, 0, taps + Taps::offset(r * pb.s + s, v, vectors),
+                                              vectors * Taps::kChunk);
       }
     }
-    detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc);
+    detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc[0]);
   }
 }
 
 // fprop with filters S wide at stride SW, dilation 1 along w: a thread computes
 // depthwise_strip(S, SW) consecutive output columns (n, p, q0..) of Vec channels, loading per
 // filter row the (strip - 1) * SW + S input columns they read once (zero outside the image).
-template <class T, int Vec, int S, int SW>
+template <class T, int Vec, int CG, int S, int SW>
 __global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_fprop_strip_kernel(DepthwiseArgs a) {
-  extern __shared__ float taps[];  // (R*S, vectors * Vec)
+  extern __shared__ float4 taps_words[];  // (R*S, Vec*CG / kChunk, vectors, kChunk): detail::TapLayout
+  using Taps = detail::TapLayout<Vec, CG>;
+  float* taps = reinterpret_cast<float*>(taps_words);
   constexpr int kStrip = depthwise_strip(S, SW), kColumns = (kStrip - 1) * SW + S;
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block, lanes = kDepthwiseThreads / vectors, width = vectors * Vec;
   const int c0 = int(blockIdx.y) * width;
-  detail::load_taps<T, Vec>(a, c0, taps);
+  detail::load_taps<T, Vec, CG>(a, c0, taps);
   const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
   if (lane >= lanes || c >= pb.c) return;
   const int P = pb.p(), Q = pb.q(), strips_q = (Q + kStrip - 1) / kStrip, strips = pb.n * P * strips_q;
@@ -196,15 +251,10 @@ __global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_fprop_strip_ke
           for (int e = 0; e < Vec; ++e) in[j][e] = 0.0f;
         }
       }
-      float const* f = taps + r * S * width + v * Vec;
 #pragma unroll
       for (int s = 0; s < S; ++s) {
-        float tap[Vec];
-        for (int e = 0; e < Vec; ++e) tap[e] = f[s * width + e];
-#pragma unroll
-        for (int i = 0; i < kStrip; ++i) {
-          for (int e = 0; e < Vec; ++e) acc[i][e] += in[i * SW + s][e] * tap[e];
-        }
+        detail::accumulate_tap<Vec, CG, kStrip, SW>(acc, in, s, taps + Taps::offset(r * S + s, v, vectors),
+                                                    vectors * Taps::kChunk);
       }
     }
     const std::int64_t pixel = (std::int64_t(n) * P + p) * Q + q0;
@@ -217,20 +267,22 @@ __global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_fprop_strip_ke
 
 // dgrad: the fprop kernel's walk over dX's pixels (n, h, w), each tap reaching back to the
 // dY pixel (p, q) that read it through that tap, if there is one.
-template <class T, int Vec>
+template <class T, int Vec, int CG>
 __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(DepthwiseArgs a) {
-  extern __shared__ float taps[];  // (R*S, vectors * Vec)
+  extern __shared__ float4 taps_words[];  // (R*S, Vec*CG / kChunk, vectors, kChunk), dgrad's (a.dgrad_taps)
+  using Taps = detail::TapLayout<Vec, CG>;
+  float* taps = reinterpret_cast<float*>(taps_words);
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block, lanes = kDepthwiseThreads / vectors;
   const int c0 = int(blockIdx.y) * vectors * Vec;
-  detail::load_taps<T, Vec>(a, c0, taps);
+  detail::load_taps<T, Vec, CG>(a, c0, taps);
   const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
   if (lane >= lanes || c >= pb.c) return;
   const int P = pb.p(), Q = pb.q(), pixels = pb.n * pb.h * pb.w;  // below 2^31: dX's elements are
   T const* dy = static_cast<T const*>(a.in);
   for (int pix = int(blockIdx.x) * lanes + lane; pix < pixels; pix += int(gridDim.x) * lanes) {
     const int w = pix % pb.w, h = pix / pb.w % pb.h, n = pix / pb.w / pb.h;
-    float acc[Vec] = {};
+    float acc[1][Vec] = {};
     for (int r = 0; r < pb.r; ++r) {
       const int ph = h + pb.pad_h - r * pb.dilation_h;  // p * stride_h, if a p reads h through r
       if (ph < 0 || ph % pb.stride_h != 0 || ph / pb.stride_h >= P) continue;
@@ -238,20 +290,21 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
       for (int s = 0; s < pb.s; ++s) {
         const int qw = w + pb.pad_w - s * pb.dilation_w;
         if (qw < 0 || qw % pb.stride_w != 0 || qw / pb.stride_w >= Q) continue;
-        float in[Vec];
-        detail::load_values<T, Vec>(row + std::int64_t(qw / pb.stride_w) * pb.c, in);
-        float const* f = taps + (r * pb.s + s) * vectors * Vec + v * Vec;
-        for (int j = 0; j < Vec; ++j) acc[j] += in[j] * f[j];
+        float in[1][Vec];
+        detail::load_values<T, Vec>(row + std::int64_t(qw / pb.stride_w) * pb.c, in[0]);
+        detail::accumulate_tap<Vec, CG, 1, 1>(acc, in, 0, taps + Taps::offset(r * pb.s + s, v, vectors),
+                                              vectors * Taps::kChunk);
       }
     }
-    detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc);
+    detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc[0]);
   }
 }
 
 // wgrad. Grid: (slices of the N*P*Q pixels, channel blocks); block: R*S taps x vectors
-// threads. Thread (tap, v) sums dy * x over its slice's pixels for Vec channels of its tap and
-// writes them to the partials (slice, R*S, C), tap as dW stores it (flipped for true convolution).
-template <class T, int Vec>
+// threads. Thread (tap, v) sums dy * x over its slice's pixels for the Vec * CG weights of its
+// tap and Vec filters and writes them to the partials (slice, R*S, K, CG), tap as dW stores it
+// (flipped for true convolution).
+template <class T, int Vec, int CG>
 __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block;
@@ -263,7 +316,7 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
   const int end = pixels - begin > a.pixels_per_slice ? begin + a.pixels_per_slice : pixels;
   T const* dy = static_cast<T const*>(a.in) + c;
   T const* x = static_cast<T const*>(a.w) + c;
-  float acc[Vec] = {};
+  float acc[Vec * CG] = {};
   // (n, p, q) of pixel `begin`, then counted up: no division per pixel
   int q = begin % Q, p = begin / Q % P, n = begin / Q / P;
   for (int pix = begin; pix < end; ++pix) {
@@ -272,7 +325,11 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
       float g[Vec], in[Vec];
       detail::load_values<T, Vec>(dy + std::int64_t(pix) * pb.c, g);
       detail::load_values<T, Vec>(x + ((std::int64_t(n) * pb.h + h) * pb.w + w) * pb.c, in);
-      for (int j = 0; j < Vec; ++j) acc[j] += g[j] * in[j];
+#pragma unroll
+      for (int j = 0; j < Vec; ++j) {
+#pragma unroll
+        for (int i = 0; i < CG; ++i) acc[j * CG + i] += g[j] * in[j - j % CG + i];
+      }
     }
     if (++q == Q) {
       q = 0;
@@ -280,22 +337,23 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
     }
   }
   const int stored = pb.mode == ConvMode::kConvolution ? pb.r * pb.s - 1 - tap : tap;
-  float* partial = static_cast<float*>(a.out) + (std::int64_t(blockIdx.x) * pb.r * pb.s + stored) * pb.c + c;
-  for (int j = 0; j < Vec; ++j) partial[j] = acc[j];
+  float* partial = static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * pb.r * pb.s + stored) * pb.c + c) * CG;
+  for (int j = 0; j < Vec * CG; ++j) partial[j] = acc[j];
 }
 
-// wgrad's second pass: dw[c, r, s] = alpha * sum over slices (in order) + beta * residual.
-// partials (slices, R*S, C) fp32; one thread per element (tap, c), c fastest so that the
-// slices' reads are coalesced.
+// wgrad's second pass: dw[k, r, s, i] = alpha * sum over slices (in order) + beta * residual.
+// partials (slices, R*S, K, CG) fp32; one thread per element (tap, k, i), (k, i) fastest so that
+// the slices' reads are coalesced.
 template <class Out>
 __global__ void depthwise_wgrad_reduce_kernel(float const* partials, int slices, Conv2dProblem pb, void* dw,
                                               void const* residual, float alpha, float beta) {
-  const int taps = pb.r * pb.s, count = pb.c * taps;  // below 2^31: dW's elements
+  // count below 2^31: dW's elements
+  const int taps = pb.r * pb.s, cg = pb.channels_per_group(), row = pb.k * cg, count = row * taps;
   for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < count; i += int(gridDim.x * blockDim.x)) {
-    const int tap = i / pb.c, c = i % pb.c;
+    const int tap = i / row, k = i % row / cg, channel = i % cg;
     float sum = 0.0f;
     for (int b = 0; b < slices; ++b) sum += partials[std::int64_t(b) * count + i];
-    const int at = c * taps + tap;  // dW (C, R, S)
+    const int at = (k * taps + tap) * cg + channel;  // dW (K, R, S, CG)
     float x = alpha * sum;
     if (beta != 0.0f) x += beta * detail::to_float(static_cast<Out const*>(residual)[at]);
     static_cast<Out*>(dw)[at] = detail::from_float<Out>(x);
