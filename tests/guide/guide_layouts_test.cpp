@@ -9,6 +9,7 @@
 #include "tessel/atom/copy_atom.hpp"
 #include "tessel/atom/copy_traits_sm80.hpp"
 #include "tessel/gemm/config_sm80.hpp"
+#include "tessel/gemm/config_sm90.hpp"
 
 namespace tessel {
 namespace {
@@ -62,6 +63,24 @@ TEST(GuideLayouts, LdmatrixX4DeliversTheMmaAFragment) {
       EXPECT_EQ(m + 16 * k, int(A{}(lane, v))) << "lane " << lane << " value " << v;
     }
   }
+}
+
+// 06-hopper.md: the TMA's 128-byte swizzle (the tensor map's CU_TENSOR_MAP_SWIZZLE_128B,
+// wgmma's GmmaSwizzle::k128B: Swizzle<3,4,3> on byte addresses) is the ring's Sw<3,3,3> on
+// 16-bit elements: the byte address of every element of an (8,64) atom is twice its element
+// offset in the ring's atom, which is the one the sm90 TMA kernel's TileK 64 stages use.
+TEST(GuideLayouts, Tma128ByteSwizzleIsTheRingSwizzle) {
+  using Sm90 = GemmConfigSm90<128, 128, 64, 4>;
+  using RingAtom = Sm90::OperandA::SmemAtom;  // (8,64) halves
+  EXPECT_EQ(to_string(RingAtom{}), "Sw<3,3,3> o 0 o (8,64):(64,1)");
+  for (int row = 0; row < 8; ++row) {
+    for (int col = 0; col < 64; ++col) {
+      const int bytes = Swizzle<3, 4, 3>{}(2 * (64 * row + col));
+      EXPECT_EQ(bytes, 2 * int(RingAtom{}(row, col))) << "element (" << row << "," << col << ")";
+    }
+  }
+  EXPECT_EQ(Sm90::GmmaA::kSwizzle, GmmaSwizzle::k128B);
+  EXPECT_EQ(Sm90::GmmaA::kSbo, 1024);  // 8 rows of 128 bytes
 }
 
 }  // namespace
