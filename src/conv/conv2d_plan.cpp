@@ -90,8 +90,11 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
     const long long slices = std::max(
         1LL, std::min({ceil_div(16LL * sms, d.blocks_y), ceil_div(pixels, 32LL), pixels / (4LL * taps * cg)}));
     d.pixels_per_slice = int(ceil_div(pixels, slices));
-    d.blocks_x = int(ceil_div(pixels, (long long)d.pixels_per_slice));
-    d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float);
+    d.slices = int(ceil_div(pixels, (long long)d.pixels_per_slice));
+    // A block of several slices where one slice's taps x vectors threads are few.
+    d.slice_lanes = std::max(1, std::min(d.slices, kDepthwiseThreads / (taps * d.vectors)));
+    d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));
+    d.workspace_bytes = std::size_t(d.slices) * taps * pb.c * cg * sizeof(float);
     return d;
   }
   // One pixel (or strip) per thread, or up to four while that still leaves 8 blocks per SM.

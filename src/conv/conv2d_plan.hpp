@@ -70,8 +70,9 @@ struct DepthwisePlan {
   int cg = 1;                      // channels per group, C/G = K/G (1: depthwise)
   int vec = 1;                     // channels per thread: 8 (16-byte loads: C % 8 == 0, aligned tensors) or 1
   int vectors = 1;                 // channel vectors per block
-  int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: slices of N*P*Q), channel blocks
+  int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: blocks of slices), channel blocks
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
+  int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q (partial sums), slices a block
   std::size_t workspace_bytes = 0;  // wgrad: the slices' fp32 partial sums (slices, R*S, K, C/G)
 };
 enum class ConvDirection { kFprop, kDgrad, kWgrad };

@@ -33,7 +33,8 @@ cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, D
 template <class T, int Vec, int CG>
 cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
   const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
-  depthwise_wgrad_kernel<T, Vec, CG><<<grid, args.pb.r * args.pb.s * plan.vectors, 0, stream>>>(args);
+  const int threads = plan.slice_lanes * args.pb.r * args.pb.s * plan.vectors;
+  depthwise_wgrad_kernel<T, Vec, CG><<<grid, threads, 0, stream>>>(args);
   return cudaGetLastError();
 }
 
@@ -53,12 +54,13 @@ cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, D
 
 template <class T>
 cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
-  if (plan.vec == 1) return wgrad_partials<T, 1, 1>(plan, args, stream);
+  static_assert(conv_detail::kDirectWgradMaxGroupWidth == 4, "the instances below: groups of 1, 2 and 4");
+  if (plan.vec == 1) return plan.cg == 1 ? wgrad_partials<T, 1, 1>(plan, args, stream) : cudaErrorInvalidValue;
   switch (plan.cg) {
+    case 1: return wgrad_partials<T, 8, 1>(plan, args, stream);
     case 2: return wgrad_partials<T, 8, 2>(plan, args, stream);
     case 4: return wgrad_partials<T, 8, 4>(plan, args, stream);
-    case 8: return wgrad_partials<T, 8, 8>(plan, args, stream);
-    default: return wgrad_partials<T, 8, 1>(plan, args, stream);
+    default: return cudaErrorInvalidValue;  // not planned (conv2d_plan.cpp)
   }
 }
 
@@ -66,8 +68,8 @@ template <class Out>
 cudaError_t wgrad_reduce(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, float const* partials,
                          void* dw, cudaStream_t stream) {
   const long long count = (long long)args.pb.k * args.pb.r * args.pb.s * plan.cg;
-  const int threads = 256, blocks = int(count / threads + 1 < 4096 ? count / threads + 1 : 4096);
-  depthwise_wgrad_reduce_kernel<Out><<<blocks, threads, 0, stream>>>(partials, plan.blocks_x, args.pb, dw,
+  const dim3 blocks(unsigned((count + 31) / 32)), threads(32, kReduceGroups);
+  depthwise_wgrad_reduce_kernel<Out><<<blocks, threads, 0, stream>>>(partials, plan.slices, args.pb, dw,
                                                                       args.residual, args.alpha, args.beta);
   return cudaGetLastError();
 }
@@ -92,6 +94,7 @@ cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const
                                 float* workspace, cudaStream_t stream) {
   void* dw = args.out;
   args.out = workspace, args.vectors_per_block = plan.vectors, args.pixels_per_slice = plan.pixels_per_slice;
+  args.slices = plan.slices, args.slice_lanes = plan.slice_lanes;
   const cudaError_t e = input == DataType::kF16 ? wgrad_partials<Half>(plan, args, stream)
                                                  : wgrad_partials<BFloat16>(plan, args, stream);
   if (e != cudaSuccess) return e;

@@ -1,5 +1,5 @@
-// The direct depthwise kernels (tessel/conv/depthwise_direct.hpp), for f16 and bf16 inputs and
-// both vector widths, launched as a DepthwisePlan says (conv2d_plan.cpp).
+// The direct depthwise and narrow-group kernels (tessel/conv/depthwise_direct.hpp), for f16 and
+// bf16 inputs, both vector widths and the group widths planned, launched as a DepthwisePlan says (conv2d_plan.cpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,13 +9,13 @@
 
 namespace tessel::sm80 {
 
-// args: the tensors and epilogue; its vectors_per_block and pixels_per_slice are the plan's.
+// args: the tensors and epilogue; its vectors_per_block and wgrad's slicing are the plan's.
 cudaError_t run_depthwise_fprop(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
                                 cudaStream_t stream);
 cudaError_t run_depthwise_dgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
                                 cudaStream_t stream);
-// wgrad: the slices' partial sums into `workspace` (plan.workspace_bytes), then their sum in
-// slice order: dw = alpha * sum + beta * residual, of args.out_type.
+// wgrad: the slices' partial sums into `workspace` (plan.workspace_bytes), then their sum in a
+// fixed order: dw = alpha * sum + beta * residual, of args.out_type.
 cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
                                 float* workspace, cudaStream_t stream);
 

@@ -139,9 +139,13 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
   if (direction == conv_detail::ConvDirection::kWgrad) {
     const long long pixels = (long long)pb.n * pb.p() * pb.q(), taps = pb.r * pb.s;
     EXPECT_LE(taps * d.vectors, 1024) << "threads per block";
-    EXPECT_GE((long long)d.blocks_x * d.pixels_per_slice, pixels);
-    EXPECT_LT((long long)(d.blocks_x - 1) * d.pixels_per_slice, pixels) << "an empty slice";
-    EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float));
+    EXPECT_GE((long long)d.slices * d.pixels_per_slice, pixels);
+    EXPECT_LT((long long)(d.slices - 1) * d.pixels_per_slice, pixels) << "an empty slice";
+    EXPECT_GE(d.slice_lanes, 1);
+    EXPECT_LE(d.slice_lanes * taps * d.vectors, 1024) << "threads per block";
+    EXPECT_GE((long long)d.blocks_x * d.slice_lanes, d.slices);
+    EXPECT_LT((long long)(d.blocks_x - 1) * d.slice_lanes, d.slices) << "an empty block";
+    EXPECT_EQ(d.workspace_bytes, std::size_t(d.slices) * taps * pb.c * cg * sizeof(float));
   } else {
     EXPECT_EQ(d.workspace_bytes, 0u);
   }

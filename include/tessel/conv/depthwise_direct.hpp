@@ -21,9 +21,8 @@
 // a strip of output columns and loads the input columns they share once
 // (depthwise_fprop_strip_kernel; 3x3: 6 loads per filter row for 4 outputs, not 12). dgrad at
 // stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop) with dgrad's taps. wgrad
-// gives each thread one tap and its channels, each block a slice of the N*P*Q pixels, and
-// writes fp32 partial sums per slice that depthwise_wgrad_reduce adds in slice order
-// (deterministic).
+// gives each thread one tap and its channels and one slice of the N*P*Q pixels, and writes fp32
+// partial sums per slice that depthwise_wgrad_reduce adds in a fixed order (deterministic).
 #pragma once
 
 #include <cstdint>
@@ -46,8 +45,9 @@ struct DepthwiseArgs {
   Activation act;
   DataType out_type;
   int vectors_per_block;  // channel vectors of a block (the rest of its threads are pixel lanes)
-  int pixels_per_slice;   // wgrad: pixels (n, p, q) of a block's slice
+  int pixels_per_slice;   // wgrad: pixels (n, p, q) of a slice
   bool dgrad_taps = false;  // fprop and dgrad kernels: w read as dgrad reads it (the group transposed)
+  int slices = 0, slice_lanes = 1;  // wgrad: slices (partial sums), and slices a block
 };
 
 inline constexpr int kDepthwiseThreads = 256;
@@ -300,19 +300,20 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
   }
 }
 
-// wgrad. Grid: (slices of the N*P*Q pixels, channel blocks); block: R*S taps x vectors
-// threads. Thread (tap, v) sums dy * x over its slice's pixels for the Vec * CG weights of its
-// tap and Vec filters and writes them to the partials (slice, R*S, K, CG), tap as dW stores it
-// (flipped for true convolution).
+// wgrad. Grid: (blocks of slice lanes, channel blocks); block: lanes x R*S taps x vectors
+// threads, each lane one slice of the N*P*Q pixels. Thread (lane, tap, v) sums dy * x over its
+// slice's pixels for the Vec * CG weights of its tap and Vec filters and writes them to the
+// partials (slice, R*S, K, CG), tap as dW stores it (flipped for true convolution).
 template <class T, int Vec, int CG>
 __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
   const Conv2dProblem& pb = a.pb;
-  const int vectors = a.vectors_per_block;
-  const int tap = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors;
+  const int vectors = a.vectors_per_block, taps = pb.r * pb.s;
+  const int v = int(threadIdx.x) % vectors, tap = int(threadIdx.x) / vectors % taps;
+  const int slice = int(blockIdx.x) * a.slice_lanes + int(threadIdx.x) / vectors / taps;
   const int c = (int(blockIdx.y) * vectors + v) * Vec;
-  if (tap >= pb.r * pb.s || c >= pb.c) return;
+  if (slice >= a.slices || c >= pb.c) return;
   const int r = tap / pb.s, s = tap % pb.s, P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q;
-  const int begin = int(blockIdx.x) * a.pixels_per_slice;
+  const int begin = slice * a.pixels_per_slice;
   const int end = pixels - begin > a.pixels_per_slice ? begin + a.pixels_per_slice : pixels;
   T const* dy = static_cast<T const*>(a.in) + c;
   T const* x = static_cast<T const*>(a.w) + c;
@@ -336,28 +337,40 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
       if (++p == P) p = 0, ++n;
     }
   }
-  const int stored = pb.mode == ConvMode::kConvolution ? pb.r * pb.s - 1 - tap : tap;
-  float* partial = static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * pb.r * pb.s + stored) * pb.c + c) * CG;
+  const int stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
+  float* partial = static_cast<float*>(a.out) + ((std::int64_t(slice) * taps + stored) * pb.c + c) * CG;
   for (int j = 0; j < Vec * CG; ++j) partial[j] = acc[j];
 }
 
-// wgrad's second pass: dw[k, r, s, i] = alpha * sum over slices (in order) + beta * residual.
-// partials (slices, R*S, K, CG) fp32; one thread per element (tap, k, i), (k, i) fastest so that
-// the slices' reads are coalesced.
+// wgrad's second pass: dw[k, r, s, i] = alpha * sum over slices + beta * residual, summed in
+// the same order every run. partials (slices, R*S, K, CG) fp32. Block: 32 elements (tap, k, i),
+// (k, i) fastest so that the slices' reads are coalesced, by kReduceGroups groups of slices:
+// group y adds its contiguous run of slices in order, then the groups' sums are added in order.
+inline constexpr int kReduceGroups = 32;
 template <class Out>
-__global__ void depthwise_wgrad_reduce_kernel(float const* partials, int slices, Conv2dProblem pb, void* dw,
-                                              void const* residual, float alpha, float beta) {
+__global__ void __launch_bounds__(32 * kReduceGroups)
+    depthwise_wgrad_reduce_kernel(float const* partials, int slices, Conv2dProblem pb, void* dw, void const* residual,
+                                  float alpha, float beta) {
+  __shared__ float sums[kReduceGroups][33];
   // count below 2^31: dW's elements
   const int taps = pb.r * pb.s, cg = pb.channels_per_group(), row = pb.k * cg, count = row * taps;
-  for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < count; i += int(gridDim.x * blockDim.x)) {
-    const int tap = i / row, k = i % row / cg, channel = i % cg;
-    float sum = 0.0f;
-    for (int b = 0; b < slices; ++b) sum += partials[std::int64_t(b) * count + i];
-    const int at = (k * taps + tap) * cg + channel;  // dW (K, R, S, CG)
-    float x = alpha * sum;
-    if (beta != 0.0f) x += beta * detail::to_float(static_cast<Out const*>(residual)[at]);
-    static_cast<Out*>(dw)[at] = detail::from_float<Out>(x);
+  const int i = int(blockIdx.x) * 32 + int(threadIdx.x), y = int(threadIdx.y);
+  const int per_group = (slices + kReduceGroups - 1) / kReduceGroups, first = y * per_group;
+  const int last = slices - first < per_group ? slices : first + per_group;
+  float sum = 0.0f;
+  if (i < count) {
+    for (int b = first; b < last; ++b) sum += partials[std::int64_t(b) * count + i];
   }
+  sums[y][threadIdx.x] = sum;
+  __syncthreads();
+  if (y != 0 || i >= count) return;
+  float total = 0.0f;
+  for (int g = 0; g < kReduceGroups; ++g) total += sums[g][threadIdx.x];
+  const int tap = i / row, k = i % row / cg, channel = i % cg;
+  const int at = (k * taps + tap) * cg + channel;  // dW (K, R, S, CG)
+  float x = alpha * total;
+  if (beta != 0.0f) x += beta * detail::to_float(static_cast<Out const*>(residual)[at]);
+  static_cast<Out*>(dw)[at] = detail::from_float<Out>(x);
 }
 #endif
 
