@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tessel/conv/problem.hpp"
 #include "tessel/gemm/epilogue.hpp"
@@ -302,10 +303,15 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
 
 // wgrad. Grid: (blocks of slice lanes, channel blocks); block: lanes x R*S taps x vectors
 // threads, each lane one slice of the N*P*Q pixels. Thread (lane, tap, v) sums dy * x over its
-// slice's pixels for the Vec * CG weights of its tap and Vec filters and writes them to the
-// partials (slice, R*S, K, CG), tap as dW stores it (flipped for true convolution).
+// slice's pixels for the Vec * CG weights of its tap and Vec filters, kPixels pixels' loads in
+// flight at a time, and writes them to the partials (slice, R*S, K, CG), tap as dW stores it
+// (flipped for true convolution).
 template <class T, int Vec, int CG>
 __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
+  // Pixels whose loads are in flight together: 1.1-1.5x faster than one at a time (docs/PERFORMANCE.md).
+  constexpr int kPixels = 4;
+  static_assert(sizeof(T) == 2, "16-bit inputs: eight channels are one 16-byte word");
+  using Word = std::conditional_t<Vec == 8, uint4, T>;  // a pixel's Vec channels as loaded
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block, taps = pb.r * pb.s;
   const int v = int(threadIdx.x) % vectors, tap = int(threadIdx.x) / vectors % taps;
@@ -320,21 +326,30 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
   float acc[Vec * CG] = {};
   // (n, p, q) of pixel `begin`, then counted up: no division per pixel
   int q = begin % Q, p = begin / Q % P, n = begin / Q / P;
-  for (int pix = begin; pix < end; ++pix) {
-    const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h, w = q * pb.stride_w - pb.pad_w + s * pb.dilation_w;
-    if (unsigned(h) < unsigned(pb.h) && unsigned(w) < unsigned(pb.w)) {
-      float g[Vec], in[Vec];
-      detail::load_values<T, Vec>(dy + std::int64_t(pix) * pb.c, g);
-      detail::load_values<T, Vec>(x + ((std::int64_t(n) * pb.h + h) * pb.w + w) * pb.c, in);
+  for (int pix = begin; pix < end; pix += kPixels) {
+    Word g[kPixels], in[kPixels];  // zero past the slice and outside the image
+#pragma unroll
+    for (int u = 0; u < kPixels; ++u) {
+      const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h, w = q * pb.stride_w - pb.pad_w + s * pb.dilation_w;
+      g[u] = in[u] = Word{};
+      if (pix + u < end && unsigned(h) < unsigned(pb.h) && unsigned(w) < unsigned(pb.w)) {
+        g[u] = *reinterpret_cast<Word const*>(dy + std::int64_t(pix + u) * pb.c);
+        in[u] = *reinterpret_cast<Word const*>(x + ((std::int64_t(n) * pb.h + h) * pb.w + w) * pb.c);
+      }
+      if (++q == Q) {
+        q = 0;
+        if (++p == P) p = 0, ++n;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kPixels; ++u) {
+      T const* gu = reinterpret_cast<T const*>(&g[u]);
+      T const* iu = reinterpret_cast<T const*>(&in[u]);
 #pragma unroll
       for (int j = 0; j < Vec; ++j) {
 #pragma unroll
-        for (int i = 0; i < CG; ++i) acc[j * CG + i] += g[j] * in[j - j % CG + i];
+        for (int i = 0; i < CG; ++i) acc[j * CG + i] += detail::to_float(gu[j]) * detail::to_float(iu[j - j % CG + i]);
       }
-    }
-    if (++q == Q) {
-      q = 0;
-      if (++p == P) p = 0, ++n;
     }
   }
   const int stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
