@@ -83,18 +83,21 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   if (d.blocks_y > 65535) return {};  // past the grid's y: the grouped GEMMs, which take any G
   sms = std::max(sms, 1);
   if (direction == ConvDirection::kWgrad) {
-    // Slices of at least 32 pixels, about 16 blocks per SM over all channel blocks, and partial
-    // sums (slices * R*S * C * C/G floats) of at most half dY's bytes: wider groups sum more
-    // pixels a slice.
+    // A thread per filter row of 5 to 7 taps (it loads dY once for them), else per tap; a
+    // block of several slices (lanes) where one slice's threads are few. About 8 blocks of 256
+    // threads per SM over all channel blocks, and partial sums (one per block: blocks * R*S * C *
+    // C/G floats) of at most a quarter of dY's bytes; slices of at least 32 pixels.
+    d.row_taps = cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps;
+    const int per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
     const long long pixels = (long long)pb.n * pb.p() * pb.q();
-    const long long slices = std::max(
-        1LL, std::min({ceil_div(16LL * sms, d.blocks_y), ceil_div(pixels, 32LL), pixels / (4LL * taps * cg)}));
+    const long long lanes = std::max(1, kDepthwiseThreads / per_slice);
+    const long long blocks = std::max(1LL, std::min(ceil_div(8LL * sms, d.blocks_y), pixels / (8LL * taps * cg)));
+    const long long slices = std::max(1LL, std::min(blocks * lanes, ceil_div(pixels, 32LL)));
     d.pixels_per_slice = int(ceil_div(pixels, slices));
     d.slices = int(ceil_div(pixels, (long long)d.pixels_per_slice));
-    // A block of several slices where one slice's taps x vectors threads are few.
-    d.slice_lanes = std::max(1, std::min(d.slices, kDepthwiseThreads / (taps * d.vectors)));
+    d.slice_lanes = int(std::min<long long>(lanes, d.slices));
     d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));
-    d.workspace_bytes = std::size_t(d.slices) * taps * pb.c * cg * sizeof(float);
+    d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float);
     return d;
   }
   // One pixel (or strip) per thread, or up to four while that still leaves 4 blocks per SM (8

@@ -73,7 +73,8 @@ struct DepthwisePlan {
   int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: blocks of slices), channel blocks
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
   int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q (partial sums), slices a block
-  std::size_t workspace_bytes = 0;  // wgrad: the slices' fp32 partial sums (slices, R*S, K, C/G)
+  bool row_taps = false;            // wgrad: a thread per filter row (depthwise, S of 5 to 7), else per tap
+  std::size_t workspace_bytes = 0;  // wgrad: the blocks' fp32 partial sums (blocks_x, R*S, K, C/G)
 };
 enum class ConvDirection { kFprop, kDgrad, kWgrad };
 // wgrad takes the direct kernel for groups up to this wide; wider ones run as grouped GEMMs.

@@ -30,11 +30,12 @@ cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, D
   return cudaGetLastError();
 }
 
-template <class T, int Vec, int CG>
+template <class T, int Vec, int CG, bool RowTaps = false>
 cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
   const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
-  const int threads = plan.slice_lanes * args.pb.r * args.pb.s * plan.vectors;
-  depthwise_wgrad_kernel<T, Vec, CG><<<grid, threads, 0, stream>>>(args);
+  const int threads = plan.slice_lanes * args.pb.r * (plan.row_taps ? 1 : args.pb.s) * plan.vectors;
+  const std::size_t lane_sums = plan.slice_lanes > 1 ? std::size_t(threads) * Vec * CG * sizeof(float) : 0;
+  depthwise_wgrad_kernel<T, Vec, CG, RowTaps><<<grid, threads, lane_sums, stream>>>(args);
   return cudaGetLastError();
 }
 
@@ -55,6 +56,10 @@ cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, D
 template <class T>
 cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
   static_assert(conv_detail::kDirectWgradMaxGroupWidth == 4, "the instances below: groups of 1, 2 and 4");
+  if (plan.cg == 1 && plan.row_taps) {
+    return plan.vec == 8 ? wgrad_partials<T, 8, 1, true>(plan, args, stream)
+                         : wgrad_partials<T, 1, 1, true>(plan, args, stream);
+  }
   if (plan.vec == 1) return plan.cg == 1 ? wgrad_partials<T, 1, 1>(plan, args, stream) : cudaErrorInvalidValue;
   switch (plan.cg) {
     case 1: return wgrad_partials<T, 8, 1>(plan, args, stream);
@@ -69,7 +74,7 @@ cudaError_t wgrad_reduce(conv_detail::DepthwisePlan const& plan, DepthwiseArgs c
                          void* dw, cudaStream_t stream) {
   const long long count = (long long)args.pb.k * args.pb.r * args.pb.s * plan.cg;
   const dim3 blocks(unsigned((count + 31) / 32)), threads(32, kReduceGroups);
-  depthwise_wgrad_reduce_kernel<Out><<<blocks, threads, 0, stream>>>(partials, plan.slices, args.pb, dw,
+  depthwise_wgrad_reduce_kernel<Out><<<blocks, threads, 0, stream>>>(partials, plan.blocks_x, args.pb, dw,
                                                                       args.residual, args.alpha, args.beta);
   return cudaGetLastError();
 }

@@ -142,10 +142,13 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
     EXPECT_GE((long long)d.slices * d.pixels_per_slice, pixels);
     EXPECT_LT((long long)(d.slices - 1) * d.pixels_per_slice, pixels) << "an empty slice";
     EXPECT_GE(d.slice_lanes, 1);
-    EXPECT_LE(d.slice_lanes * taps * d.vectors, 1024) << "threads per block";
+    EXPECT_EQ(d.row_taps, cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps);
+    EXPECT_LE(d.slice_lanes * (d.row_taps ? pb.r : taps) * d.vectors, 1024) << "threads per block";
     EXPECT_GE((long long)d.blocks_x * d.slice_lanes, d.slices);
     EXPECT_LT((long long)(d.blocks_x - 1) * d.slice_lanes, d.slices) << "an empty block";
-    EXPECT_EQ(d.workspace_bytes, std::size_t(d.slices) * taps * pb.c * cg * sizeof(float));
+    const long long per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
+    EXPECT_TRUE(d.slice_lanes == 1 || per_slice * d.slice_lanes <= 256) << "lanes only where one slice's threads are few";
+    EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float));
   } else {
     EXPECT_EQ(d.workspace_bytes, 0u);
   }

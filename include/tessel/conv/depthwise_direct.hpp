@@ -48,7 +48,7 @@ struct DepthwiseArgs {
   int vectors_per_block;  // channel vectors of a block (the rest of its threads are pixel lanes)
   int pixels_per_slice;   // wgrad: pixels (n, p, q) of a slice
   bool dgrad_taps = false;  // fprop and dgrad kernels: w read as dgrad reads it (the group transposed)
-  int slices = 0, slice_lanes = 1;  // wgrad: slices (partial sums), and slices a block
+  int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q, and slices a block
 };
 
 inline constexpr int kDepthwiseThreads = 256;
@@ -66,6 +66,9 @@ TESSEL_HOST_DEVICE inline int depthwise_strip(const Conv2dProblem& pb) {
 // Shared memory of fprop's and dgrad's filter taps: (R*S, 8 * Vec channels, CG) floats. Filters
 // with more weights per channel (R*S*CG) than this allows run as grouped GEMMs (conv2d_plan.cpp).
 inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 weights a channel: 32 KiB
+// wgrad of depthwise layers: a thread sums the taps of one filter row this wide (narrower rows:
+// a thread per tap with four pixels in flight measured faster; wider: accumulators).
+inline constexpr int kWgradRowTapsMin = 5, kWgradRowTaps = 7;
 // The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
 TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
 
@@ -301,40 +304,51 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
   }
 }
 
-// wgrad. Grid: (blocks of slice lanes, channel blocks); block: lanes x R*S taps x vectors
-// threads, each lane one slice of the N*P*Q pixels. Thread (lane, tap, v) sums dy * x over its
-// slice's pixels for the Vec * CG weights of its tap and Vec filters, kPixels pixels' loads in
-// flight at a time, and writes them to the partials (slice, R*S, K, CG), tap as dW stores it
-// (flipped for true convolution).
-template <class T, int Vec, int CG>
+// wgrad. Grid: (blocks of slice lanes, channel blocks); block: lanes x units x vectors threads,
+// each lane one slice of the N*P*Q pixels. A unit is one filter row (RowTaps, the plan's
+// row_taps: depthwise, rows kWgradRowTapsMin to kWgradRowTaps wide) or one tap. Thread (lane,
+// unit, v) sums dy * x over its slice's pixels for the Vec * CG weights of its taps and Vec
+// filters, loading dY once per pixel for all of them. Each tap's x and each pixel's dy are
+// loaded as 16-byte words first, all of a step in flight together: a row's taps, or (one tap a
+// thread) four pixels. The block then adds its lanes' sums in lane order and writes them to the
+// partials (block, R*S, K, CG), taps as dW stores them (flipped for true convolution).
+template <class T, int Vec, int CG, bool RowTaps>
 __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
-  // Pixels whose loads are in flight together: 1.1-1.5x faster than one at a time (docs/PERFORMANCE.md).
-  constexpr int kPixels = 4;
+  static_assert(CG == 1 || !RowTaps, "a filter row's accumulators: depthwise only");
+  constexpr int kTaps = RowTaps ? kWgradRowTaps : 1;  // a thread's taps, at most
+  constexpr int kPixels = RowTaps ? 1 : 4;            // pixels a step
   static_assert(sizeof(T) == 2, "16-bit inputs: eight channels are one 16-byte word");
   using Word = std::conditional_t<Vec == 8, uint4, T>;  // a pixel's Vec channels as loaded
   const Conv2dProblem& pb = a.pb;
-  const int vectors = a.vectors_per_block, taps = pb.r * pb.s;
-  const int v = int(threadIdx.x) % vectors, tap = int(threadIdx.x) / vectors % taps;
-  const int slice = int(blockIdx.x) * a.slice_lanes + int(threadIdx.x) / vectors / taps;
+  const int vectors = a.vectors_per_block, taps = pb.r * pb.s, units = RowTaps ? pb.r : taps;
+  const int v = int(threadIdx.x) % vectors, unit = int(threadIdx.x) / vectors % units;
+  const int slice = int(blockIdx.x) * a.slice_lanes + int(threadIdx.x) / vectors / units;
   const int c = (int(blockIdx.y) * vectors + v) * Vec;
-  if (slice >= a.slices || c >= pb.c) return;
-  const int r = tap / pb.s, s = tap % pb.s, P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q;
-  const int begin = slice * a.pixels_per_slice;
+  const bool active = slice < a.slices && c < pb.c;  // the others add zeros to the lane sums
+  // taps (r, s0 + t) for t < mine
+  const int r = RowTaps ? unit : unit / pb.s, s0 = RowTaps ? 0 : unit % pb.s, mine = RowTaps ? pb.s : 1;
+  const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q;
+  const int begin = active ? slice * a.pixels_per_slice : pixels;
   const int end = pixels - begin > a.pixels_per_slice ? begin + a.pixels_per_slice : pixels;
   T const* dy = static_cast<T const*>(a.in) + c;
   T const* x = static_cast<T const*>(a.w) + c;
-  float acc[Vec * CG] = {};
+  float acc[kTaps][Vec * CG] = {};
   // (n, p, q) of pixel `begin`, then counted up: no division per pixel
   int q = begin % Q, p = begin / Q % P, n = begin / Q / P;
   for (int pix = begin; pix < end; pix += kPixels) {
-    Word g[kPixels], in[kPixels];  // zero past the slice and outside the image
+    Word g[kPixels], in[kPixels][kTaps];  // zero past the slice and outside the image
 #pragma unroll
     for (int u = 0; u < kPixels; ++u) {
-      const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h, w = q * pb.stride_w - pb.pad_w + s * pb.dilation_w;
-      g[u] = in[u] = Word{};
-      if (pix + u < end && unsigned(h) < unsigned(pb.h) && unsigned(w) < unsigned(pb.w)) {
-        g[u] = *reinterpret_cast<Word const*>(dy + std::int64_t(pix + u) * pb.c);
-        in[u] = *reinterpret_cast<Word const*>(x + ((std::int64_t(n) * pb.h + h) * pb.w + w) * pb.c);
+      const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
+      const bool row = pix + u < end && unsigned(h) < unsigned(pb.h);
+      g[u] = row ? *reinterpret_cast<Word const*>(dy + std::int64_t(pix + u) * pb.c) : Word{};
+      T const* x_row = x + (std::int64_t(n) * pb.h + h) * pb.w * pb.c;
+#pragma unroll
+      for (int t = 0; t < kTaps; ++t) {
+        const int w = q * pb.stride_w - pb.pad_w + (s0 + t) * pb.dilation_w;
+        in[u][t] = Word{};
+        if (t < mine && row && unsigned(w) < unsigned(pb.w))
+          in[u][t] = *reinterpret_cast<Word const*>(x_row + std::int64_t(w) * pb.c);
       }
       if (++q == Q) {
         q = 0;
@@ -343,18 +357,44 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
     }
 #pragma unroll
     for (int u = 0; u < kPixels; ++u) {
-      T const* gu = reinterpret_cast<T const*>(&g[u]);
-      T const* iu = reinterpret_cast<T const*>(&in[u]);
+      float gf[Vec];
+      for (int j = 0; j < Vec; ++j) gf[j] = detail::to_float(reinterpret_cast<T const*>(&g[u])[j]);
 #pragma unroll
-      for (int j = 0; j < Vec; ++j) {
+      for (int t = 0; t < kTaps; ++t) {
+        if (t >= mine) break;
+        T const* xt = reinterpret_cast<T const*>(&in[u][t]);
 #pragma unroll
-        for (int i = 0; i < CG; ++i) acc[j * CG + i] += detail::to_float(gu[j]) * detail::to_float(iu[j - j % CG + i]);
+        for (int j = 0; j < Vec; ++j) {
+#pragma unroll
+          for (int i = 0; i < CG; ++i) acc[t][j * CG + i] += gf[j] * detail::to_float(xt[j - j % CG + i]);
+        }
       }
     }
   }
-  const int stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
-  float* partial = static_cast<float*>(a.out) + ((std::int64_t(slice) * taps + stored) * pb.c + c) * CG;
-  for (int j = 0; j < Vec * CG; ++j) partial[j] = acc[j];
+  extern __shared__ float lane_sums[];  // (lanes, units, vectors, Vec * CG) when lanes > 1
+  const int lanes = a.slice_lanes, me = int(threadIdx.x) % (units * vectors);
+#pragma unroll
+  for (int t = 0; t < kTaps; ++t) {
+    if (t >= mine) break;  // (mine is the block's: every thread reaches each barrier)
+    const int tap = r * pb.s + s0 + t, stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
+    float* partial = static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * taps + stored) * pb.c + c) * CG;
+    if (lanes == 1) {
+      if (active) {
+        for (int j = 0; j < Vec * CG; ++j) partial[j] = acc[t][j];
+      }
+      continue;
+    }
+    for (int j = 0; j < Vec * CG; ++j) lane_sums[int(threadIdx.x) * Vec * CG + j] = acc[t][j];
+    __syncthreads();
+    if (int(threadIdx.x) < units * vectors && c < pb.c) {
+      for (int j = 0; j < Vec * CG; ++j) {
+        float sum = 0.0f;
+        for (int l = 0; l < lanes; ++l) sum += lane_sums[(l * units * vectors + me) * Vec * CG + j];
+        partial[j] = sum;
+      }
+    }
+    __syncthreads();
+  }
 }
 
 // wgrad's second pass: dw[k, r, s, i] = alpha * sum over slices + beta * residual, summed in
