@@ -86,13 +86,15 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
     // A thread per filter row of 5 to 7 taps (it loads dY once for them), else per tap; a
     // block of several slices (lanes) where one slice's threads are few. About 8 blocks of 256
     // threads per SM over all channel blocks, and partial sums (one per block: blocks * R*S * C *
-    // C/G floats) of at most a quarter of dY's bytes; slices of at least 32 pixels.
+    // C/G floats) of at most a quarter of dY's bytes unless that leaves fewer than 2 blocks per
+    // SM; slices of at least 16 pixels.
     d.row_taps = cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps;
     const int per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
     const long long pixels = (long long)pb.n * pb.p() * pb.q();
     const long long lanes = std::max(1, kDepthwiseThreads / per_slice);
-    const long long blocks = std::max(1LL, std::min(ceil_div(8LL * sms, d.blocks_y), pixels / (8LL * taps * cg)));
-    const long long slices = std::max(1LL, std::min(blocks * lanes, ceil_div(pixels, 32LL)));
+    const long long blocks = std::max(
+        1LL, std::min(ceil_div(8LL * sms, d.blocks_y), std::max(pixels / (8LL * taps * cg), ceil_div(2LL * sms, d.blocks_y))));
+    const long long slices = std::max(1LL, std::min(blocks * lanes, ceil_div(pixels, 16LL)));
     d.pixels_per_slice = int(ceil_div(pixels, slices));
     d.slices = int(ceil_div(pixels, (long long)d.pixels_per_slice));
     d.slice_lanes = int(std::min<long long>(lanes, d.slices));
