@@ -157,6 +157,34 @@ __device__ inline void load_taps(DepthwiseArgs const& a, int c0, float* taps) {
   __syncthreads();
 }
 
+// dgrad along one dimension: tap t reaches dX index x through dY index (x + pad - t * dilation)
+// / stride where that divides. Those taps are first, first + step, ... (step = stride /
+// gcd(stride, dilation)), the dY index falling by `back` = dilation * step / stride each: a
+// thread finds the first with at most `step` remainders instead of one per tap.
+struct TapWalk {
+  int stride, dilation, step, back;
+  __device__ TapWalk(int stride_, int dilation_) : stride(stride_), dilation(dilation_) {
+    int g = stride, b = dilation;  // g = gcd(stride, dilation)
+    while (b != 0) {
+      const int rest = g % b;
+      g = b, b = rest;
+    }
+    step = stride / g, back = dilation / g;
+  }
+  // x_pad = x + pad (>= 0): the first tap reaching dY, and its dY index (false: none does)
+  __device__ bool first(int x_pad, int* tap, int* index) const {
+    for (int t = 0; t < step; ++t) {
+      const int reach = x_pad - t * dilation;
+      if (reach < 0) return false;
+      if (reach % stride == 0) {
+        *tap = t, *index = reach / stride;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
 // One tap's contribution to Outputs pixels of Vec output channels (Vec / CG whole groups):
 // acc[o][j] += sum_i in[first + o * Step][g(j) + i] * w(j, i), where the weights w are the
 // thread's chunks of the tap starting at `w` (TapLayout), `stride` floats apart. Each chunk is
@@ -270,7 +298,8 @@ __global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_fprop_strip_ke
 }
 
 // dgrad: the fprop kernel's walk over dX's pixels (n, h, w), each tap reaching back to the
-// dY pixel (p, q) that read it through that tap, if there is one.
+// dY pixel (p, q) that read it through that tap, if there is one: only the taps that do are
+// visited (detail::TapWalk; a quarter of them at stride 2).
 template <class T, int Vec, int CG>
 __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(DepthwiseArgs a) {
   extern __shared__ float4 taps_words[];  // (R*S, Vec*CG / kChunk, vectors, kChunk), dgrad's (a.dgrad_taps)
@@ -283,21 +312,23 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
   const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
   if (lane >= lanes || c >= pb.c) return;
   const int P = pb.p(), Q = pb.q(), pixels = pb.n * pb.h * pb.w;  // below 2^31: dX's elements are
+  const detail::TapWalk walk_h(pb.stride_h, pb.dilation_h), walk_w(pb.stride_w, pb.dilation_w);
   T const* dy = static_cast<T const*>(a.in);
   for (int pix = int(blockIdx.x) * lanes + lane; pix < pixels; pix += int(gridDim.x) * lanes) {
     const int w = pix % pb.w, h = pix / pb.w % pb.h, n = pix / pb.w / pb.h;
     float acc[1][Vec] = {};
-    for (int r = 0; r < pb.r; ++r) {
-      const int ph = h + pb.pad_h - r * pb.dilation_h;  // p * stride_h, if a p reads h through r
-      if (ph < 0 || ph % pb.stride_h != 0 || ph / pb.stride_h >= P) continue;
-      T const* row = dy + (std::int64_t(n) * P + ph / pb.stride_h) * Q * pb.c + c;
-      for (int s = 0; s < pb.s; ++s) {
-        const int qw = w + pb.pad_w - s * pb.dilation_w;
-        if (qw < 0 || qw % pb.stride_w != 0 || qw / pb.stride_w >= Q) continue;
-        float in[1][Vec];
-        detail::load_values<T, Vec>(row + std::int64_t(qw / pb.stride_w) * pb.c, in[0]);
-        detail::accumulate_tap<Vec, CG, 1, 1>(acc, in, 0, taps + Taps::offset(r * pb.s + s, v, vectors),
-                                              vectors * Taps::kChunk);
+    int r0, p0, s0, q0;  // the first taps that reach dY, and the dY row and column they read
+    if (walk_h.first(h + pb.pad_h, &r0, &p0) && walk_w.first(w + pb.pad_w, &s0, &q0)) {
+      for (int r = r0, p = p0; r < pb.r && p >= 0; r += walk_h.step, p -= walk_h.back) {
+        if (p >= P) continue;
+        T const* row = dy + (std::int64_t(n) * P + p) * Q * pb.c + c;
+        for (int s = s0, q = q0; s < pb.s && q >= 0; s += walk_w.step, q -= walk_w.back) {
+          if (q >= Q) continue;
+          float in[1][Vec];
+          detail::load_values<T, Vec>(row + std::int64_t(q) * pb.c, in[0]);
+          detail::accumulate_tap<Vec, CG, 1, 1>(acc, in, 0, taps + Taps::offset(r * pb.s + s, v, vectors),
+                                                vectors * Taps::kChunk);
+        }
       }
     }
     detail::depthwise_store<Vec>(a, std::int64_t(pix) * pb.c + c, c, acc[0]);
