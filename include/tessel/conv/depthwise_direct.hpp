@@ -21,8 +21,9 @@
 // a strip of output columns and loads the input columns they share once
 // (depthwise_fprop_strip_kernel; 3x3: 6 loads per filter row for 4 outputs, not 12). dgrad at
 // stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop) with dgrad's taps. wgrad
-// gives each thread one tap and its channels and one slice of the N*P*Q pixels, and writes fp32
-// partial sums per slice that depthwise_wgrad_reduce adds in a fixed order (deterministic).
+// gives each thread one tap (or, for 5-7 wide depthwise filters, one filter row), its channels
+// and one slice of the N*P*Q pixels; a block adds its slices' sums and writes fp32 partial sums
+// that depthwise_wgrad_reduce adds in a fixed order (deterministic).
 #pragma once
 
 #include <cstdint>
@@ -63,8 +64,8 @@ TESSEL_HOST_DEVICE constexpr int depthwise_strip(int s, int stride_w) {
 TESSEL_HOST_DEVICE inline int depthwise_strip(const Conv2dProblem& pb) {
   return pb.dilation_w == 1 ? depthwise_strip(pb.s, pb.stride_w) : 0;
 }
-// Shared memory of fprop's and dgrad's filter taps: (R*S, 8 * Vec channels, CG) floats. Filters
-// with more weights per channel (R*S*CG) than this allows run as grouped GEMMs (conv2d_plan.cpp).
+// Shared memory of fprop's and dgrad's filter taps: R*S * 64 channels * CG floats. Filters with
+// more weights per channel (R*S*CG) than this allows run as grouped GEMMs (conv2d_plan.cpp).
 inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 weights a channel: 32 KiB
 // wgrad of depthwise layers: a thread sums the taps of one filter row this wide (narrower rows:
 // a thread per tap with four pixels in flight measured faster; wider: accumulators).
