@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On a GPU machine, after a build (gpu_check.sh, or BUILD_DIR with tessel-prof built): the conv
+# suites against cuDNN in every direction, one CSV under $OUT, and per suite and direction the
+# geometric mean of tessel / cuDNN speed over the grouped and depthwise layers and over the
+# others. Example (the one used for docs/PERFORMANCE.md, 2026-11-25):
+#   SUITES="resnext50 mobilenetv2 convnext-t" tools/device/conv_suites.sh
+set -uo pipefail
+OUT=${OUT:-$PWD/out}
+B=${BUILD_DIR:-/tmp/tessel-build}
+mkdir -p "$OUT"
+csv="$OUT/conv-suites.csv"
+: >"$csv"
+for suite in ${SUITES:-resnext50 mobilenetv2 convnext-t}; do
+  for mode in ${MODES:-fprop dgrad wgrad}; do
+    "$B/tools/prof/tessel-prof" conv2d --suite "$suite" --n "${N:-32}" --mode "$mode" --cudnn-plans 3 \
+      --iterations 3 --repeats 3 --csv 2>&1 | grep -E "^[0-9]+," | sed "s/^/$suite,/" >>"$csv"
+  done
+done
+python3 - "$csv" <<'PY'
+import csv, math, sys
+cols = ("suite,n,h,w,c,k,r,s,pad_h,pad_w,stride_h,stride_w,dilation_h,dilation_w,groups,mode,pass,"
+        "dtype,out,alpha,beta,bias,activation,copies,cudnn_algo,tessel_us,tessel_tflops,cudnn_us,"
+        "cudnn_tflops,cudnn_legacy_us,cudnn_graph_us,ratio,max_err,tolerance,cudnn_err,status,message").split(",")
+rows = [dict(zip(cols, r)) for r in csv.reader(open(sys.argv[1])) if len(r) >= len(cols) - 1]
+def geomean(rs):
+    xs = [float(r["ratio"]) for r in rs if r["status"] == "PASS"]
+    return "%.3f over %d" % (math.exp(sum(map(math.log, xs)) / len(xs)), len(xs)) if xs else "-"
+for key in sorted({(r["suite"], r["pass"]) for r in rows}):
+    these = [r for r in rows if (r["suite"], r["pass"]) == key]
+    grouped = [r for r in these if int(r["groups"]) > 1]
+    print("%-12s %-6s grouped/depthwise %-14s others %-14s not PASS: %d" % (
+        key[0], key[1], geomean(grouped), geomean([r for r in these if int(r["groups"]) == 1]),
+        sum(r["status"] != "PASS" for r in these)))
+PY
