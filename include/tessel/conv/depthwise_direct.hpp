@@ -73,6 +73,57 @@ inline constexpr int kWgradRowTapsMin = 5, kWgradRowTaps = 7;
 // The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
 TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
 
+namespace detail {
+
+// The block's filter taps as fp32 in shared memory, (r, s) as the direction reads them (flipped
+// for true convolution), zero for channels past C. Thread v's Vec * CG weights of a tap, f =
+// j * CG + i for its channel j and group member i (fprop w[c, r, s, i]; dgrad, a.dgrad_taps,
+// w[g(c)+i, r, s, c % CG]), lie in chunks of kChunk floats interleaved across the block's
+// vectors: (R*S, Vec*CG / kChunk, vectors, kChunk). A warp's threads then read one chunk as
+// consecutive 16-byte words, without bank conflicts.
+template <int Vec, int CG>
+struct TapLayout {
+  static constexpr int kChunk = Vec % 4 == 0 ? 4 : 1, kChunks = Vec * CG / kChunk;
+  // Thread v's chunk 0 of tap `tap`; chunk q lies q * vectors * kChunk floats further.
+  TESSEL_HOST_DEVICE static int offset(int tap, int v, int vectors) { return (tap * kChunks * vectors + v) * kChunk; }
+  // The element at float e of the layout: its tap, its thread v and that thread's weight f.
+  TESSEL_HOST_DEVICE static void element(int e, int vectors, int* tap, int* v, int* f) {
+    *v = e / kChunk % vectors;
+    *f = e / kChunk / vectors % kChunks * kChunk + e % kChunk;
+    *tap = e / kChunk / vectors / kChunks;
+  }
+};
+
+// dgrad along one dimension: tap t reaches dX index x through dY index (x + pad - t * dilation)
+// / stride where that divides. Those taps are first, first + step, ... (step = stride /
+// gcd(stride, dilation)), the dY index falling by `back` = dilation * step / stride each: a
+// thread finds the first with at most `step` remainders instead of one per tap.
+struct TapWalk {
+  int stride, dilation, step, back;
+  TESSEL_HOST_DEVICE TapWalk(int stride_, int dilation_) : stride(stride_), dilation(dilation_) {
+    int g = stride, b = dilation;  // g = gcd(stride, dilation)
+    while (b != 0) {
+      const int rest = g % b;
+      g = b, b = rest;
+    }
+    step = stride / g, back = dilation / g;
+  }
+  // x_pad = x + pad (>= 0): the first tap reaching dY, and its dY index (false: none does)
+  TESSEL_HOST_DEVICE bool first(int x_pad, int* tap, int* index) const {
+    for (int t = 0; t < step; ++t) {
+      const int reach = x_pad - t * dilation;
+      if (reach < 0) return false;
+      if (reach % stride == 0) {
+        *tap = t, *index = reach / stride;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace detail
+
 #if defined(__CUDACC__)
 namespace detail {
 
@@ -126,19 +177,6 @@ __device__ inline void depthwise_store(DepthwiseArgs const& a, std::int64_t at, 
   }
 }
 
-// The block's filter taps as fp32 in shared memory, (r, s) as the direction reads them (flipped
-// for true convolution), zero for channels past C. Thread v's Vec * CG weights of a tap, f =
-// j * CG + i for its channel j and group member i (fprop w[c, r, s, i]; dgrad, a.dgrad_taps,
-// w[g(c)+i, r, s, c % CG]), lie in chunks of kChunk floats interleaved across the block's
-// vectors: (R*S, Vec*CG / kChunk, vectors, kChunk). A warp's threads then read one chunk as
-// consecutive 16-byte words, without bank conflicts.
-template <int Vec, int CG>
-struct TapLayout {
-  static constexpr int kChunk = Vec % 4 == 0 ? 4 : 1, kChunks = Vec * CG / kChunk;
-  // Thread v's chunk 0 of tap `tap`; chunk q lies q * vectors * kChunk floats further.
-  __device__ static int offset(int tap, int v, int vectors) { return (tap * kChunks * vectors + v) * kChunk; }
-};
-
 template <class T, int Vec, int CG>
 __device__ inline void load_taps(DepthwiseArgs const& a, int c0, float* taps) {
   using L = TapLayout<Vec, CG>;
@@ -146,8 +184,8 @@ __device__ inline void load_taps(DepthwiseArgs const& a, int c0, float* taps) {
   const int vectors = a.vectors_per_block, count = pb.r * pb.s * vectors * Vec * CG;
   const bool flip = pb.mode == ConvMode::kConvolution;
   for (int e = int(threadIdx.x); e < count; e += blockDim.x) {
-    const int v = e / L::kChunk % vectors, chunk = e / L::kChunk / vectors % L::kChunks;
-    const int tap = e / L::kChunk / vectors / L::kChunks, f = chunk * L::kChunk + e % L::kChunk;
+    int tap, v, f;
+    L::element(e, vectors, &tap, &v, &f);
     const int c = c0 + v * Vec + f / CG, i = f % CG;
     int r = tap / pb.s, s = tap % pb.s;
     if (flip) r = pb.r - 1 - r, s = pb.s - 1 - s;
@@ -157,34 +195,6 @@ __device__ inline void load_taps(DepthwiseArgs const& a, int c0, float* taps) {
   }
   __syncthreads();
 }
-
-// dgrad along one dimension: tap t reaches dX index x through dY index (x + pad - t * dilation)
-// / stride where that divides. Those taps are first, first + step, ... (step = stride /
-// gcd(stride, dilation)), the dY index falling by `back` = dilation * step / stride each: a
-// thread finds the first with at most `step` remainders instead of one per tap.
-struct TapWalk {
-  int stride, dilation, step, back;
-  __device__ TapWalk(int stride_, int dilation_) : stride(stride_), dilation(dilation_) {
-    int g = stride, b = dilation;  // g = gcd(stride, dilation)
-    while (b != 0) {
-      const int rest = g % b;
-      g = b, b = rest;
-    }
-    step = stride / g, back = dilation / g;
-  }
-  // x_pad = x + pad (>= 0): the first tap reaching dY, and its dY index (false: none does)
-  __device__ bool first(int x_pad, int* tap, int* index) const {
-    for (int t = 0; t < step; ++t) {
-      const int reach = x_pad - t * dilation;
-      if (reach < 0) return false;
-      if (reach % stride == 0) {
-        *tap = t, *index = reach / stride;
-        return true;
-      }
-    }
-    return false;
-  }
-};
 
 // One tap's contribution to Outputs pixels of Vec output channels (Vec / CG whole groups):
 // acc[o][j] += sum_i in[first + o * Step][g(j) + i] * w(j, i), where the weights w are the
