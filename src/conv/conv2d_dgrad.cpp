@@ -7,8 +7,8 @@
 //   B  the group's filters gathered as (c, (t, u, k))
 //   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
 // Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8) run on a direct kernel
-// instead, without phases (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on the TMA kernel instead
-// (dgrad_operand_sm90.hpp).
+// instead, without phases (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on
+// the TMA kernel instead (dgrad_operand_sm90.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>

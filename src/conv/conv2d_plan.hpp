@@ -58,8 +58,8 @@ struct ConvGemm {
 
 // Depthwise layers (C/G = K/G = 1) and narrow groups (C/G = K/G = 2, 4 or 8, C % 8 == 0 and
 // 16-byte aligned tensors; wgrad up to kDirectWgradMaxGroupWidth), R*S*C/G at most
-// kDepthwiseMaxTaps, run on the direct kernels
-// instead of G GEMMs of C/G columns (tessel/conv/depthwise_direct.hpp). Their launch:
+// kDepthwiseMaxTaps, run on the direct kernels instead of G GEMMs of C/G columns
+// (tessel/conv/depthwise_direct.hpp). Their launch:
 struct DepthwisePlan {
   bool direct = false;
   // What the kernel computes: the layer itself, or, for dgrad at stride 1, the fprop over dY

@@ -1,7 +1,8 @@
 // conv2d_wgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then the
 // implicit GEMM of every group in one launch (the groups as its batches), split-K over N*P*Q
-// when the output has few tiles. Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8)
-// run on a direct kernel instead (conv/depthwise_direct.hpp): per-slice partial sums, then their sum in slice order.
+// when the output has few tiles. Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4)
+// run on a direct kernel instead (conv/depthwise_direct.hpp): partial sums per block of slices,
+// then their sum in a fixed order.
 //   GEMM view of group g:  D (K/G, R*S*C/G) = A (K/G, N*P*Q) * B (R*S*C/G, N*P*Q)^T
 //   A  dY^T: the MN-major matrix dY + g*K/G, lda = K
 //   B  the activations through ConvWgradActivationB (zero-filled padding)
