@@ -5,6 +5,9 @@
 # activity, L2 and DRAM throughput, shared-memory wavefronts, registers, shared memory, grid
 # and cluster. The full report is written to $OUT/ncu-<shape>-<config>.txt.
 #   SHAPE=4096x4096x4096 CONFIG=sm90_128x128x64_s5 tools/device/ncu_gemm.sh [extra tessel-prof args]
+# DETAIL=1 writes Nsight Compute's own sections instead (speed of light, memory workload, warp
+# state and scheduler statistics, occupancy, launch) to $OUT/ncu-detail-<shape>-<config>.txt,
+# for where a kernel stalls, and prints its headline lines.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
@@ -18,8 +21,17 @@ metrics+=,lts__t_bytes.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,dra
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 metrics+=,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,launch__grid_size,launch__block_size
 metrics+=,launch__cluster_dim_x,launch__cluster_dim_y
+kernels='regex:gemm|nvjet|cutlass|xmma|reduce'
+if [[ ${DETAIL:-0} == 1 ]]; then
+  report="$OUT/ncu-detail-$SHAPE-$CONFIG.txt"
+  sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats
+            --section Occupancy --section LaunchStats)
+  ncu --kernel-name "$kernels" "${sections[@]}" "$B/tools/prof/tessel-prof" "${args[@]}" >"$report" 2>&1
+  grep -E "^  [A-Za-z_].*\(|Duration|DRAM Throughput|Memory Throughput|L2 Cache Throughput|Compute \(SM\)|Warp Cycles Per Issued|Issued Warp|No Eligible|Achieved Occupancy|Registers Per|Grid Size" "$report"
+  exit 0
+fi
 report="$OUT/ncu-$SHAPE-$CONFIG.txt"
-ncu --kernel-name regex:'gemm|nvjet|cutlass|xmma' --metrics "$metrics" "$B/tools/prof/tessel-prof" "${args[@]}" \
+ncu --kernel-name "$kernels" --metrics "$metrics" "$B/tools/prof/tessel-prof" "${args[@]}" \
   >"$report" 2>&1
 # One line per kernel: its name (shortened), then each metric's value.
 awk '/^  [A-Za-z_].*\(/ { name = substr($1, 1, 70) } / (gpu__|sm__|lts__|dram__|l1tex__|launch__)/ {
