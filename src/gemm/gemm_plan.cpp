@@ -74,12 +74,16 @@ std::string config_list() {
 // fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
 // kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
 // with a narrow N: 16x4096x4096 (4096x16) 27.5 against 23.9.
+// Where N is at most 64 (in the kernel's view) the 128x64 tile has as many tiles as 128x128,
+// half the stage and eight stages instead of five: 16x4096x4096 (4096x16, split-K 4) 22.1 us
+// against 23.4-23.8 (2026-11-25, docs/PERFORMANCE.md).
 int choose_tma_config(KernelProblem const& p, int sms) {
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
   const bool short_k = tiles_128x128 < sms && p.k < 2048;
   const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128;
   const std::int64_t tiles_128x256 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 256) * p.batch;
   if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
+  if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
   return tma_config_index(tiles_128x256 >= 8LL * sms ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
 }
 

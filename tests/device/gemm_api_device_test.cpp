@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -445,8 +446,8 @@ TEST_P(GemmSm90Config, SplitKAndStreamKAreDeterministic) {
 // of the tile; few tiles (split-K), batches, bias and C through the fix-up and the reduction.
 TEST_P(GemmSm90Config, StreamKShapes) {
   const std::string c = GetParam();
-  const int tile_m = c.find("_64x") == std::string::npos ? 128 : 64;
-  const int tile_n = c.find("x256x") != std::string::npos ? 256 : 128;
+  int tile_m = 0, tile_n = 0;  // from the name: sm90_<TileM>x<TileN>x...
+  ASSERT_EQ(std::sscanf(c.c_str(), "sm90_%dx%dx", &tile_m, &tile_n), 2) << c;
   Case ranges{.m = tile_m * 19, .n = tile_n * 7, .k = 200, .config = c};  // 133 tiles of 4 K tiles
   Case sliced{.m = tile_m * 11, .n = tile_n * 4, .k = 1040, .out = DataType::kF16, .bias = true, .config = c};
   for (auto const& t : {ranges, sliced}) {

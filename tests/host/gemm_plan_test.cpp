@@ -115,7 +115,13 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   // 64x128, split or sliced over K
   EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).config, "sm90_64x128x64_s8");
   EXPECT_EQ(plan_of(packed(256, 256, 65536), kH100).config, "sm90_64x128x64_s8");
-  EXPECT_EQ(plan_of(packed(4096, 16, 4096), kH100).config, "sm90_128x128x64_s5");  // N = 16: split-K on 128x128
+  // N at most 64: 128x64, as many tiles as 128x128 with deeper stages (split-K here)
+  GemmPlan narrow = plan_of(packed(4096, 16, 4096), kH100);
+  EXPECT_EQ(narrow.config, "sm90_128x64x64_s8");
+  EXPECT_EQ(narrow.variant, "tma+splitk4");
+  EXPECT_EQ(plan_of(packed(81920, 64, 256), kH100).config, "sm90_128x64x64_s8");
+  EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5");
+  EXPECT_EQ(plan_of(packed(1024, 16, 1024), kH100).config, "sm90_64x128x64_s8");  // short K, few tiles
 }
 
 // Rows that are not 16 bytes: a large problem stages a copy with 16-byte rows, a small one
