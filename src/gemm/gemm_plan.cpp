@@ -212,6 +212,13 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
                   "\" is the sm_90a TMA kernel: it needs a device of compute capability 9.0, TESSEL_DISABLE_SM90 "
                   "unset and the driver's tensor-map encoder; choose one of the sm80 configurations"};
     }
+    const int smem = config >= 0 ? sm80::kTileConfigs[config].smem_bytes() : sm90::kTmaTileConfigs[tma_config].smem_bytes();
+    if (smem > device.smem_per_block) {
+      return {StatusCode::kNotSupported, "config = \"" + args.config + "\" needs " + std::to_string(smem) +
+                                             " bytes of shared memory per block, and this device allows " +
+                                             std::to_string(device.smem_per_block) +
+                                             "; choose a smaller configuration or the default"};
+    }
     if (config >= 0 && !wide && std::string(sm80::kTileConfigs[config].name) != sm80::kNarrowTileConfig.name) {
       return {StatusCode::kNotSupported,
               "config = \"" + args.config +

@@ -18,7 +18,8 @@ cudaError_t run_gemm_at(KernelChoice const& c, GemmParams const& p, int batch, c
     using Config = typename TileConfigAt<Index>::template Config<Element, A, B, 8>;
     static_assert(kTileConfigs[Index].tile_m == Config::kTileM && kTileConfigs[Index].tile_n == Config::kTileN &&
                       kTileConfigs[Index].tile_k == Config::kTileK && kTileConfigs[Index].stages == Config::kStages &&
-                      kTileConfigs[Index].warps_m == Config::kWarpsM && kTileConfigs[Index].warps_n == Config::kWarpsN,
+                      kTileConfigs[Index].warps_m == Config::kWarpsM && kTileConfigs[Index].warps_n == Config::kWarpsN &&
+                      kTileConfigs[Index].smem_bytes() == Config::kSmemBytes,
                   "tile_configs_sm80: the table row and the shape type disagree");
     return c.edges ? launch_gemm_sm80<Config, true>(p, batch, stream) : launch_gemm_sm80<Config, false>(p, batch, stream);
   }

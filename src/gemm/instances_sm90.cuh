@@ -21,7 +21,8 @@ cudaError_t run_gemm_tma_at(int config, GemmParams const& p, int batch, cudaStre
                       kTmaTileConfigs[Index].stages == Config::kStages &&
                       kTmaTileConfigs[Index].ping_pong == Config::kPingPong &&
                       kTmaTileConfigs[Index].cluster_m == Config::kClusterM &&
-                      kTmaTileConfigs[Index].store_warps == Config::kStoreWarps,
+                      kTmaTileConfigs[Index].store_warps == Config::kStoreWarps &&
+                      kTmaTileConfigs[Index].smem_bytes() == kTmaKernelSmemBytes<Config, true>,
                   "tile_configs_sm90: the table row and the shape type disagree");
     return launch_gemm_sm90_tma<Config, true>(p, batch, stream, MatrixTmaSource<A, Config::kTileM, Config::kTileK>{a},
                                               MatrixTmaSource<B, Config::kTileN, Config::kTileK, Config::kClusterM>{b},

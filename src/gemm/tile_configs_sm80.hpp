@@ -14,6 +14,12 @@ namespace tessel::sm80 {
 struct TileConfigInfo {
   const char* name;
   int tile_m, tile_n, tile_k, stages, warps_m, warps_n;
+  // Shared memory per block: the 16-bit ring, or the fp32 epilogue tile over it, whichever is
+  // larger (GemmConfigSm80::kSmemBytes; instances_sm80.cuh checks the two agree).
+  constexpr int smem_bytes() const {
+    const int ring = (tile_m + tile_n) * tile_k * stages * 2, epilogue = tile_m * tile_n * 4;
+    return ring > epilogue ? ring : epilogue;
+  }
 };
 
 template <int TileM, int TileN, int TileK, int Stages, int WarpsM, int WarpsN>

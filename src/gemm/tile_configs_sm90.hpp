@@ -17,6 +17,14 @@ struct TmaTileConfigInfo {
   bool ping_pong;  // MmaSchedule::kPingPong (else cooperative)
   int cluster_m;    // blocks per cluster along M, sharing B (GemmConfigSm90::kClusterM)
   int store_warps;  // warps that store the tiles (GemmConfigSm90::kStoreWarps; 0: the MMA warps)
+  // Shared memory per block of the persistent kernel: the ring, the epilogue's fp32 staging
+  // (64 columns a warpgroup in ping-pong and for 256-wide tiles, else the whole tile), the
+  // barriers and flags (kTmaKernelSmemBytes; instances_sm90.cuh checks the two agree).
+  constexpr int smem_bytes() const {
+    const int staging_n = ping_pong || tile_n > 128 ? 64 : tile_n;
+    return (tile_m + tile_n) * tile_k * 2 * stages + (ping_pong ? 2 : 1) * tile_m * staging_n * 4 +
+           (2 * stages + 4) * 8 + 24;
+  }
 };
 
 // Each operand's stage is written by the TMA engine: one box (K-major) or TileMN/64 boxes

@@ -42,6 +42,7 @@ Status current_device(const char* who, DeviceInfo* out) {
   cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, device);
   cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, device);
   cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device);
+  cudaDeviceGetAttribute(&d.smem_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (d.cc_major < 8) {
     return {StatusCode::kNoDevice, std::string(who) + ": device " + std::to_string(device) +
                                        " has compute capability " + std::to_string(d.cc_major) + "." +

@@ -14,6 +14,9 @@ struct DeviceInfo {
   bool sm90_kernels = true;        // libtessel has sm_90a code and TESSEL_DISABLE_SM90 is unset or "0"
   bool tma_encoder = true;         // the driver's tensor-map encoders were found
   bool stream_k = true;            // the TMA kernel may run stream-K: TESSEL_DISABLE_STREAM_K unset or "0"
+  // Shared memory a block may have (opted in): 227 KiB on an H100, 163 on an A100, 99 on
+  // compute capability 8.6 and 8.9 (RTX 30xx and 40xx, A10, L4, L40).
+  int smem_per_block = 227 * 1024;
   // Whether the wgmma kernels run: only compute capability 9.0 has sm_90a's instructions.
   bool wgmma() const { return sm90_kernels && cc_major == 9 && cc_minor == 0; }
 };

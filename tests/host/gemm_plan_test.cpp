@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "gemm/gemm_plan.hpp"
+#include "gemm/tile_configs_sm80.hpp"
 #include "gemm/tile_configs_sm90.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -25,8 +26,10 @@ GemmArguments packed(int m, int n, int k) {
   return args;
 }
 
-// As the sm80 kernel plans it (an A100, or TESSEL_DISABLE_SM90=1) and as an H100 does.
-const DeviceInfo kA100{108, 8, 0, false, false};
+// As the sm80 kernel plans it (an A100, or TESSEL_DISABLE_SM90=1), as an RTX 4090 (sm_89,
+// 99 KiB of shared memory per block) and as an H100 does.
+const DeviceInfo kA100{108, 8, 0, false, false, true, 163 * 1024};
+const DeviceInfo kRtx4090{128, 8, 9, false, false, true, 99 * 1024};
 const DeviceInfo kH100{};
 
 GemmPlan plan_of(GemmArguments const& args, DeviceInfo const& device = kA100) {
@@ -84,6 +87,35 @@ TEST(GemmPlan, EveryConfigurationCanBeForced) {
       EXPECT_EQ(s.code(), StatusCode::kNotSupported);
       EXPECT_NE(s.message().find("compute capability 9.0"), std::string::npos) << s.message();
     }
+  }
+}
+
+// Compute capability 8.6 and 8.9 give a block 99 KiB: a configuration that needs more is
+// refused with the sizes (every one on a made-up device of 32 KiB, whatever this build
+// compiled), and the heuristic's choices fit.
+TEST(GemmPlan, ConfigurationsNeedingMoreSharedMemoryThanTheDeviceAreRefused) {
+  DeviceInfo tiny = kRtx4090;
+  tiny.smem_per_block = 32 * 1024;
+  for (auto const& info : sm80::kTileConfigs) {
+    GemmArguments args = packed(4096, 4096, 4096);
+    args.config = info.name;
+    gemm_detail::Choice ch;
+    for (DeviceInfo const& device : {kRtx4090, tiny}) {
+      Status s = gemm_detail::choose(args, device, &ch);
+      if (info.smem_bytes() <= device.smem_per_block) {
+        EXPECT_TRUE(s.ok()) << info.name << ": " << s.message();
+        continue;
+      }
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
+      EXPECT_NE(s.message().find(std::to_string(info.smem_bytes()) + " bytes of shared memory per block, and this "
+                                 "device allows " + std::to_string(device.smem_per_block)),
+                std::string::npos)
+          << s.message();
+    }
+    EXPECT_TRUE(gemm_detail::choose(args, kA100, &ch).ok()) << info.name;  // 163 KiB: every one
+  }
+  for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{64, 64, 64}, std::tuple{1000, 1000, 1001}}) {
+    EXPECT_FALSE(plan_of(packed(m, n, k), kRtx4090).config.empty());
   }
 }
 

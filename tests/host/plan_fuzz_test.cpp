@@ -38,10 +38,12 @@ DeviceInfo random_device(Rng& rng) {
   d.sm90_kernels = testing::chance(rng, 0.8);
   d.tma_encoder = d.wgmma() && testing::chance(rng, 0.9);
   d.stream_k = testing::chance(rng, 0.9);
+  d.smem_per_block = (cc == 80 ? 163 : cc == 90 || cc == 100 ? 227 : 99) * 1024;  // opted-in, per block
   return d;
 }
 std::string describe(const DeviceInfo& d) {
-  return std::to_string(d.sms) + " SMs, sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
+  return std::to_string(d.sms) + " SMs, sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
+         std::to_string(d.smem_per_block / 1024) + " KiB per block" +
          (d.sm90_kernels ? "" : ", TESSEL_DISABLE_SM90") + (d.tma_encoder ? "" : ", no TMA encoder") +
          (d.stream_k ? "" : ", TESSEL_DISABLE_STREAM_K");
 }
@@ -315,6 +317,7 @@ TEST(PlanFuzz, Gemm) {
       ASSERT_LT(ch.sm90.config, sm90::kNumTmaTileConfigs);
       const sm90::TmaTileConfigInfo& c = sm90::kTmaTileConfigs[ch.sm90.config];
       tile_k = c.tile_k;
+      EXPECT_LE(c.smem_bytes(), device.smem_per_block);
       // With clusters the schedule's items are pairs of tile rows and its blocks clusters.
       const int tile_m = c.tile_m * c.cluster_m, clusters = device.sms / c.cluster_m;
       if (const StreamKSchedule& sk = ch.sm90.stream_k; sk.sk_items > 0) {
@@ -361,6 +364,7 @@ TEST(PlanFuzz, Gemm) {
       ASSERT_LT(ch.sm80.config, sm80::kNumTileConfigs);
       const sm80::TileConfigInfo& c = sm80::kTileConfigs[ch.sm80.config];
       tile_k = c.tile_k;
+      EXPECT_LE(c.smem_bytes(), device.smem_per_block);
       if (ch.sm80.narrow) EXPECT_STREQ(c.name, sm80::kNarrowTileConfig.name);
       if (!ch.sm80.edges)
         EXPECT_TRUE(ch.problem.m % c.tile_m == 0 && ch.problem.n % c.tile_n == 0 && ch.problem.k % c.tile_k == 0);
