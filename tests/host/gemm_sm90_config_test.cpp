@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "gemm/tile_configs_sm90.hpp"  // the shipped table
 #include "tessel/gemm/config_sm90.hpp"
 
 namespace tessel {
@@ -93,6 +94,34 @@ TEST(GmmaDescriptor, MnMajorTmaBoxes) {
   check_boxes<GemmConfigSm90<128, 128, 64, 3, Half, K, MN, 1, R, B>::GmmaB>(128, 1, 64);
   check_boxes<GemmConfigSm90<128, 64, 64, 4, Half, K, MN, 1, R, B>::GmmaB>(64, 1, 64);
   check_boxes<GemmConfigSm90<64, 128, 64, 4, Half, K, MN, 1, R, B>::GmmaB>(64, 2, 64);
+}
+
+// Every shipped TMA configuration (src/gemm/tile_configs_sm90.hpp) in every operand order: a
+// K-major operand against the ring's layout (one TMA box of 128-byte rows is that layout), an
+// MN-major one against its boxes. A: one 64-row block per warpgroup and ping-pong block; B:
+// each warpgroup's columns.
+template <class Gmma, class Operand>
+void check_tma_operand(int extent, int origins, int tile_k) {
+  if constexpr (Gmma::kBoxes) {
+    check_boxes<Gmma>(extent, origins, tile_k);
+  } else {
+    check_operand<Gmma, Operand>(extent, origins, tile_k, 0, "K-major");
+  }
+}
+template <class Shape, Major A, Major B>
+void check_tma_config() {
+  using Config = typename Shape::template Config<Half, A, B>;
+  check_tma_operand<typename Config::GmmaA, typename Config::OperandA>(
+      64, Config::kWarpGroupsM * Config::kWgMBlocks, Config::kTileK);
+  check_tma_operand<typename Config::GmmaB, typename Config::OperandB>(Config::kWgTileN, Config::kWarpGroupsN,
+                                                                      Config::kTileK);
+}
+TEST(GmmaDescriptor, EveryShippedTmaConfiguration) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((check_tma_config<sm90::TmaTileConfigAt<int(I)>, K, K>(), check_tma_config<sm90::TmaTileConfigAt<int(I)>, K, MN>(),
+      check_tma_config<sm90::TmaTileConfigAt<int(I)>, MN, K>(), check_tma_config<sm90::TmaTileConfigAt<int(I)>, MN, MN>()),
+     ...);
+  }(std::make_index_sequence<sm90::kNumTmaTileConfigs>{});
 }
 
 // The same check must fail for a descriptor with the wrong swizzle mode, or it proves nothing.
