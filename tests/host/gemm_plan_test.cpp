@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "gemm/gemm_plan.hpp"
-#include "gemm/tile_configs_sm80.hpp"
+#include "gemm/tile_configs_sm80.hpp"  // the table libtessel was built with (lean or not: CMakeLists.txt)
 #include "gemm/tile_configs_sm90.hpp"
 #include "tessel/runtime/gemm.hpp"
 
