@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 namespace tessel::test {
 
@@ -30,6 +31,16 @@ inline ToolRun run_tool(const std::string& args, bool keep_stderr = true) {
   const int raw = pclose(pipe);
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return run;
+}
+
+// Each `tessel-layout ARGS` fails (a nonzero status) with a message containing its needle.
+template <std::size_t N>
+void expect_failures(const std::pair<const char*, const char*> (&cases)[N]) {
+  for (auto [args, needle] : cases) {
+    const ToolRun run = run_tool(args);
+    EXPECT_NE(run.status, 0) << args;
+    EXPECT_NE(run.output.find(needle), std::string::npos) << args << "\n" << run.output;
+  }
 }
 
 inline std::string read_file(const std::filesystem::path& path) {
