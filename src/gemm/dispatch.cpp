@@ -36,19 +36,25 @@ cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, 
 }
 
 // Copies an operand into its 16-byte-aligned workspace (gemm_plan.hpp, StagedOperand): one
-// 2-d copy per batch, or one for all when the batches lie packed one after the other.
+// 2-d copy per batch, or one for all when the batches lie packed one after the other; then,
+// where asked, zeroes each row's padding.
 cudaError_t stage(gemm_detail::OperandView const& v, gemm_detail::StagedOperand const& s, void* dst,
                   cudaStream_t stream) {
   const bool packed = s.batches > 1 && v.batch_stride == v.ld * s.strided;
   const int copies = packed ? 1 : s.batches;
   const size_t rows = size_t(s.strided) * (packed ? s.batches : 1);
+  const size_t pitch = size_t(s.ld) * 2, width = size_t(s.contiguous) * 2;
   for (int b = 0; b < copies; ++b) {
-    if (cudaError_t e = cudaMemcpy2DAsync(static_cast<char*>(dst) + b * s.batch_stride * 2, size_t(s.ld) * 2,
-                                          static_cast<char const*>(v.ptr) + b * v.batch_stride * 2,
-                                          size_t(v.ld) * 2, size_t(s.contiguous) * 2, rows, cudaMemcpyDeviceToDevice,
-                                          stream);
+    char* copy = static_cast<char*>(dst) + b * s.batch_stride * 2;
+    if (cudaError_t e = cudaMemcpy2DAsync(copy, pitch, static_cast<char const*>(v.ptr) + b * v.batch_stride * 2,
+                                          size_t(v.ld) * 2, width, rows, cudaMemcpyDeviceToDevice, stream);
         e != cudaSuccess) {
       return e;
+    }
+    if (s.zero_pad && pitch > width) {
+      if (cudaError_t e = cudaMemset2DAsync(copy + width, pitch, 0, pitch - width, rows, stream); e != cudaSuccess) {
+        return e;
+      }
     }
   }
   return cudaSuccess;
@@ -128,31 +134,35 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
     return {StatusCode::kCudaError, std::string("gemm: ") + what + " failed (" + gemm_detail::describe(ch).config +
                                         "): " + cudaGetErrorString(e)};
   };
-  // Operands the TMA engine cannot read are copied to 16-byte rows first.
+  // Operands the kernel cannot read at full width are copied to 16-byte rows first (a, b: what
+  // the kernel reads).
   StreamBuffer staged_a(stream), staged_b(stream), workspace(stream);
-  const void* a = ch.problem.a.ptr;
-  const void* b = ch.problem.b.ptr;
-  if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma && ch.problem.k > 0) {
-    for (auto [view, staged, buffer, ptr] : {std::tuple{&ch.problem.a, &ch.sm90.a_staged, &staged_a, &a},
-                                             std::tuple{&ch.problem.b, &ch.sm90.b_staged, &staged_b, &b}}) {
+  gemm_detail::OperandView a = ch.problem.a, b = ch.problem.b;
+  auto stage_operands = [&]() -> Status {
+    a = ch.problem.a, b = ch.problem.b;
+    if (ch.problem.k == 0) return {};
+    for (auto [view, staged, buffer, read] : {std::tuple{&ch.problem.a, &ch.a_staged, &staged_a, &a},
+                                              std::tuple{&ch.problem.b, &ch.b_staged, &staged_b, &b}}) {
       if (!staged->on) continue;
       if (Status s = buffer->allocate(size_t(staged->bytes()), "gemm", "a staged operand"); !s) return s;
       if (cudaError_t e = stage(*view, *staged, buffer->get(), stream); e != cudaSuccess) {
         return failed("staging an operand", e);
       }
-      *ptr = buffer->get();
+      *read = gemm_detail::kernel_view(*view, *staged, buffer->get());
     }
-  }
+    return {};
+  };
+  if (Status s = stage_operands(); !s) return s;
   TmaMatrix tma_a, tma_b;
-  if (!encode_maps(ch, a, b, &tma_a, &tma_b)) {  // the driver refused a map: the sm80 kernel runs it
+  if (!encode_maps(ch, a.ptr, b.ptr, &tma_a, &tma_b)) {  // the driver refused a map: the sm80 kernel runs it
     device.tma_encoder = false;
     if (Status s = gemm_detail::choose(args, device, &ch); !s) return s;
-    a = ch.problem.a.ptr, b = ch.problem.b.ptr;
+    if (Status s = stage_operands(); !s) return s;
   }
   auto const& p = ch.problem;
   const EpilogueParams epilogue = epilogue_params(args, p.swapped);
-  GemmParams params{p.a.ptr,          p.b.ptr,          p.m,       p.n,  p.k, int(p.a.ld), int(p.b.ld),
-                        p.a.batch_stride, p.b.batch_stride, ch.splits, ch.k_tiles_per_split, epilogue};
+  GemmParams params{a.ptr,          b.ptr,          p.m,       p.n,  p.k, int(a.ld), int(b.ld),
+                    a.batch_stride, b.batch_stride, ch.splits, ch.k_tiles_per_split, epilogue};
   if (ch.splits > 1) {  // the kernel's epilogue writes raw fp32 slices: (batch * splits, M, N)
     const std::int64_t per_matrix = std::int64_t(p.m) * p.n;
     if (Status s = workspace.allocate(size_t(per_matrix) * p.batch * ch.splits * sizeof(float), "gemm",

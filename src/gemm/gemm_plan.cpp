@@ -21,12 +21,31 @@ KernelProblem kernel_problem(GemmArguments const& args) {
   return {args.m, args.n, args.k, args.batch, a, b, false};
 }
 
-// 16-byte cp.async needs whole 16-byte vectors: the contiguous extent, the leading dimension,
-// the batch stride (when batched) and the pointer all multiples of 8 elements.
-bool allows_16b_access(OperandView const& v, int k, int batch) {
+// The widest vector (8, 4 or 2 elements; else 1) an operand can be loaded in by the sm80
+// kernel (operand_sm80.hpp's Access): each vector wholly inside or outside the matrix, and
+// aligned: the contiguous extent, the leading dimension, the batch stride (when batched) and
+// the pointer multiples of the vector.
+int widest_access(OperandView const& v, int k, int batch) {
   const int contiguous = v.major == Major::kK ? k : v.mn;
-  return contiguous % 8 == 0 && v.ld % 8 == 0 && (batch == 1 || v.batch_stride % 8 == 0) &&
-         reinterpret_cast<std::uintptr_t>(v.ptr) % 16 == 0;
+  for (int a : {8, 4, 2}) {
+    if (contiguous % a == 0 && v.ld % a == 0 && (batch == 1 || v.batch_stride % a == 0) &&
+        reinterpret_cast<std::uintptr_t>(v.ptr) % (2 * a) == 0) {
+      return a;
+    }
+  }
+  return 1;
+}
+
+// The sm80 kernel's access for both operands: 8, or the widest compiled narrow access that
+// both allow (sm80::kNarrowAccesses). With K = 0 nothing is loaded.
+int kernel_access(KernelProblem const& p) {
+  if (p.k == 0) return 8;
+  const int allowed = std::min(widest_access(p.a, p.k, p.batch), widest_access(p.b, p.k, p.batch));
+  if (allowed == 8) return 8;
+  for (int a : sm80::kNarrowAccesses) {
+    if (a <= allowed) return a;
+  }
+  return 1;
 }
 
 // The index of the row called `name` in a table of configurations, or -1.
@@ -165,13 +184,13 @@ namespace {
 constexpr double kStageMinMacs = double(1 << 27);
 constexpr int kStageMaxBatchCopies = 64;  // batches that are not packed: one 2-d copy each
 constexpr std::int64_t kStageMaxBytes = std::int64_t(1) << 31;
+// The sm80 kernel stages operands when its access would be narrower than this (elements).
+constexpr int kStageBelowAccess = 2;
 
-// v's map; or, when TMA cannot read v and staging is allowed (forced, or a large problem), the
-// map of a 16-byte-aligned copy of v, described in *staged.
-bool map_or_stage(OperandView const& v, KernelProblem const& p, int tile_mn, bool forced, sm90::TmaMapParams* map,
-                  bool* broadcast, StagedOperand* staged) {
-  if (plan_operand_map(v, p.k, p.batch, tile_mn, map, broadcast)) return true;
-  if (!forced && double(p.m) * p.n * p.k * p.batch < kStageMinMacs) return false;
+bool large_enough_to_stage(KernelProblem const& p) { return double(p.m) * p.n * p.k * p.batch >= kStageMinMacs; }
+
+// The 16-byte-aligned copy of v; false where it would exceed the limits above.
+bool plan_staging(OperandView const& v, KernelProblem const& p, StagedOperand* out) {
   if (v.ld >= (std::int64_t(1) << 30)) return false;  // a copy's pitch in bytes below 2^31
   StagedOperand s;
   s.on = true;
@@ -182,20 +201,42 @@ bool map_or_stage(OperandView const& v, KernelProblem const& p, int tile_mn, boo
   s.batches = p.batch > 1 && v.batch_stride != 0 ? p.batch : 1;
   const bool packed = v.batch_stride == v.ld * s.strided;  // the batches form one 2-d copy
   if (s.bytes() > kStageMaxBytes || (s.batches > kStageMaxBatchCopies && !packed)) return false;
-  // Plan the map over the copy: a workspace from cudaMallocAsync is 256-byte aligned.
-  OperandView copy{reinterpret_cast<const void*>(std::uintptr_t(256)), v.major, s.ld, s.batches > 1 ? s.batch_stride : 0,
-                   v.mn};
-  if (!plan_operand_map(copy, p.k, p.batch, tile_mn, map, broadcast)) return false;
+  *out = s;
+  return true;
+}
+
+// Where the TMA kernel will read a staged copy, for planning its map: a workspace from
+// cudaMallocAsync is 256-byte aligned.
+OperandView planned_copy(OperandView const& v, StagedOperand const& s) {
+  return kernel_view(v, s, reinterpret_cast<const void*>(std::uintptr_t(256)));
+}
+
+// v's map; or, when TMA cannot read v and staging is allowed (forced, or a large problem), the
+// map of a 16-byte-aligned copy of v, described in *staged.
+bool map_or_stage(OperandView const& v, KernelProblem const& p, int tile_mn, bool forced, sm90::TmaMapParams* map,
+                  bool* broadcast, StagedOperand* staged) {
+  if (plan_operand_map(v, p.k, p.batch, tile_mn, map, broadcast)) return true;
+  if (!forced && !large_enough_to_stage(p)) return false;
+  StagedOperand s;
+  if (!plan_staging(v, p, &s) || !plan_operand_map(planned_copy(v, s), p.k, p.batch, tile_mn, map, broadcast)) {
+    return false;
+  }
   *staged = s;
   return true;
 }
 
 }  // namespace
 
+OperandView kernel_view(OperandView const& v, StagedOperand const& s, const void* copy) {
+  if (!s.on) return v;
+  return {copy, v.major, s.ld, s.batches > 1 ? s.batch_stride : 0, v.mn};
+}
+
 Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) {
   const int sms = device.sms;
   KernelProblem p = kernel_problem(args);
-  const bool wide = p.k == 0 || (allows_16b_access(p.a, p.k, p.batch) && allows_16b_access(p.b, p.k, p.batch));
+  int access = kernel_access(p);  // the sm80 kernel's, before any staging
+  const bool wide = access == 8;
   const bool wgmma = device.wgmma() && device.tma_encoder;
   int config = -1, tma_config = -1;
   if (!args.config.empty()) {
@@ -219,13 +260,6 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
                                              std::to_string(device.smem_per_block) +
                                              "; choose a smaller configuration or the default"};
     }
-    if (config >= 0 && !wide && std::string(sm80::kTileConfigs[config].name) != sm80::kNarrowTileConfig.name) {
-      return {StatusCode::kNotSupported,
-              "config = \"" + args.config +
-                  "\" has no narrow-access variant, and this problem needs one (an operand's pointer, leading "
-                  "dimension, batch stride or contiguous extent is not a multiple of 16 bytes); use \"" +
-                  sm80::kNarrowTileConfig.name + "\" or the default"};
-    }
   } else if (wgmma) {
     tma_config = choose_tma_config(p, sms);
   }
@@ -243,13 +277,14 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
                                              std::to_string(cluster) + " blocks, and this device has " +
                                              std::to_string(sms) + " SM"};
     }
-    const bool maps = p.k == 0 || (map_or_stage(p.a, p, c.tile_m, forced, &t.a, &t.a_broadcast, &t.a_staged) &&
-                                   map_or_stage(p.b, p, c.tile_n / cluster, forced, &t.b, &t.b_broadcast, &t.b_staged));
+    StagedOperand a_staged, b_staged;
+    const bool maps = p.k == 0 || (map_or_stage(p.a, p, c.tile_m, forced, &t.a, &t.a_broadcast, &a_staged) &&
+                                   map_or_stage(p.b, p, c.tile_n / cluster, forced, &t.b, &t.b_broadcast, &b_staged));
     if (maps) {  // stream-K where whole tiles leave SMs idle, else split-K where K is deep
       DeviceInfo clusters = device;
       clusters.sms = sms / cluster;
       t.stream_k = choose_stream_k(p, c.tile_m * cluster, c.tile_n, c.tile_k, clusters);
-      *out = {p, GemmKernel::kSm90Tma, {}, t, 1, 1};
+      *out = {p, GemmKernel::kSm90Tma, {}, t, a_staged, b_staged, 1, 1};
       if (t.stream_k.sk_items > 0) {
         out->k_tiles_per_split = std::max(1, int(ceil_div((long long)p.k, c.tile_k)));
       } else {
@@ -266,10 +301,34 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     }
     config = -1;  // the sm80 kernel
   }
-  if (config < 0) config = wide ? choose_config(p, sms) : config_index(sm80::kNarrowTileConfig.name);
+  // The sm80 kernel. Operands below 16-byte vectors are staged where the problem is large
+  // enough to pay for the copy and the access would be narrower than kStageBelowAccess, or
+  // where a forced configuration has no narrow-access variant (only the narrow tile has).
+  const bool narrow_tile = config >= 0 && std::string(sm80::kTileConfigs[config].name) == sm80::kNarrowTileConfig.name;
+  const bool forced_wide = config >= 0 && !narrow_tile;
+  StagedOperand a_staged, b_staged;
+  if (!wide && (forced_wide || (config < 0 && access < kStageBelowAccess && large_enough_to_stage(p)))) {
+    // Every operand below 16-byte vectors is staged, so the kernel reads 16-byte vectors; their
+    // tails past a row's end read the copy's zeroed padding.
+    StagedOperand sa, sb;
+    const bool stage_a = widest_access(p.a, p.k, p.batch) < 8, stage_b = widest_access(p.b, p.k, p.batch) < 8;
+    if ((!stage_a || plan_staging(p.a, p, &sa)) && (!stage_b || plan_staging(p.b, p, &sb))) {
+      sa.zero_pad = sa.on, sb.zero_pad = sb.on;
+      a_staged = sa, b_staged = sb, access = 8;
+    }
+  }
+  if (forced_wide && access != 8) {
+    return {StatusCode::kNotSupported,
+            "config = \"" + args.config +
+                "\" has no narrow-access variant, and this problem needs one (an operand's pointer, leading "
+                "dimension, batch stride or contiguous extent is not a multiple of 16 bytes), and a 16-byte-aligned "
+                "copy of it would exceed 2^31 bytes or take one copy per batch for more than 64 batches; use \"" +
+                sm80::kNarrowTileConfig.name + "\" or the default"};
+  }
+  if (config < 0) config = access == 8 ? choose_config(p, sms) : config_index(sm80::kNarrowTileConfig.name);
   auto const& c = sm80::kTileConfigs[config];
-  const bool interior = wide && p.m % c.tile_m == 0 && p.n % c.tile_n == 0 && p.k % c.tile_k == 0;
-  *out = {p, GemmKernel::kSm80, {config, !interior, !wide}, {}, 1, 1};
+  const bool interior = access == 8 && p.m % c.tile_m == 0 && p.n % c.tile_n == 0 && p.k % c.tile_k == 0;
+  *out = {p, GemmKernel::kSm80, {config, !interior, access}, {}, a_staged, b_staged, 1, 1};
   choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
   return {};
 }
@@ -277,7 +336,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
 GemmPlan describe(Choice const& ch) {
   const std::string split = ch.splits > 1 ? "+splitk" + std::to_string(ch.splits) : "";
   if (ch.kernel == GemmKernel::kSm90Tma) {
-    const bool staged = ch.sm90.a_staged.on || ch.sm90.b_staged.on;
+    const bool staged = ch.a_staged.on || ch.b_staged.on;
     auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
     return {c.name, ch.sm90.stream_k.sk_items > 0 ? "tma+streamk" : "tma" + split, staged ? "TMA+staged" : "TMA",
             ch.problem.swapped, ch.splits,
@@ -285,8 +344,10 @@ GemmPlan describe(Choice const& ch) {
             std::string(c.ping_pong ? "ping-pong persistent" : "cooperative persistent") +
                 (c.cluster_m > 1 ? ", clusters of " + std::to_string(c.cluster_m) + " along M (B multicast)" : "")};
   }
+  const bool staged = ch.a_staged.on || ch.b_staged.on;
   return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,
-          ch.sm80.narrow ? "2B" : "16B", ch.problem.swapped, ch.splits, "sm80_multistage", "one tile per block"};
+          std::to_string(2 * ch.sm80.access) + "B" + (staged ? "+staged" : ""), ch.problem.swapped, ch.splits,
+          "sm80_multistage", "one tile per block"};
 }
 
 }  // namespace tessel::gemm_detail

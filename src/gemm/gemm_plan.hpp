@@ -10,8 +10,9 @@
 //      TMA kernel (gemm/kernel_sm90_tma.hpp). Its operands are TMA maps, which need 16-byte
 //      aligned pointers, leading dimensions and batch strides; an operand without them is
 //      staged (StagedOperand) when the problem is large enough to pay for the copy, else the
-//      sm80 kernel runs it. Elsewhere the sm80 kernel, with 16-byte cp.async where the
-//      operands allow it and the narrow path where not
+//      sm80 kernel runs it. Elsewhere the sm80 kernel, with the widest cp.async both operands
+//      allow (16, 8 or 4 bytes; element-wise loads where rows are odd numbers of elements),
+//      operands below 16 bytes staged where that pays
 //   4. a tile configuration (the override, or the heuristic); for sm80, interior or edge variant
 //   5. the TMA kernel: stream-K when the last wave of tiles would leave SMs idle, where it
 //      measured at least as fast (tessel/gemm/stream_k.hpp: the blocks share the last tiles'
@@ -47,25 +48,27 @@ struct KernelProblem {
 
 enum class GemmKernel { kSm80, kSm90Tma };
 
-// The sm_90a TMA kernel's choice: a configuration and the operands' maps (encoded at launch;
-// unused when K is 0: the kernel loads nothing).
-// An operand whose rows the TMA engine cannot read (a pointer, leading dimension or batch
-// stride that is not a multiple of 16 bytes: K = 700 in a packed row-major A) is first copied
-// into a workspace with 16-byte rows: (batches, strided, ld) with ld the contiguous extent
-// rounded up to 8 elements; the map reads the copy.
+// An operand whose rows a kernel cannot read at full width (a pointer, leading dimension or
+// batch stride that is not a multiple of 16 bytes: K = 700 in a packed row-major A) can first
+// be copied into a workspace with 16-byte rows: (batches, strided, ld) with ld the contiguous
+// extent rounded up to 8 elements; the kernel reads the copy.
 struct StagedOperand {
   bool on = false;
   std::int64_t ld = 0, batch_stride = 0;  // of the copy
   int batches = 1;                        // 1 when every batch reads the same matrix
   int contiguous = 0, strided = 0;        // elements per row, rows per matrix
+  // The elements past the contiguous extent in each row are zeroed: the sm80 kernel reads whole
+  // 16-byte vectors where their first element lies inside (the TMA engine stops at the extent).
+  bool zero_pad = false;
   std::int64_t bytes() const { return std::int64_t(batches) * batch_stride * 2; }
 };
 
+// The sm_90a TMA kernel's choice: a configuration and the operands' maps (encoded at launch;
+// unused when K is 0: the kernel loads nothing).
 struct TmaChoice {
   int config = 0;  // index into sm90::kTmaTileConfigs
-  sm90::TmaMapParams a, b;
+  sm90::TmaMapParams a, b;  // over the staged copies where the operands are staged
   bool a_broadcast = false, b_broadcast = false;  // batch stride 0: a map of one batch
-  StagedOperand a_staged, b_staged;
   StreamKSchedule stream_k;  // sk_items == 0: whole tiles only (its blocks and items set at launch)
 };
 
@@ -74,6 +77,7 @@ struct Choice {
   GemmKernel kernel;
   sm80::KernelChoice sm80;  // kernel == kSm80
   TmaChoice sm90;           // kernel == kSm90Tma
+  StagedOperand a_staged, b_staged;  // copied first (either kernel)
   int splits;               // K slices (1: none; 1 when the TMA kernel runs stream-K)
   int k_tiles_per_split;    // K tiles each slice accumulates
 };
@@ -85,6 +89,9 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
 // The kernel for valid, non-empty arguments (m, n >= 1) on `device`; kInvalidArgument or
 // kNotSupported for a config override that this build lacks or that cannot run the problem.
 Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out);
+
+// The view the kernel reads: v itself, or, when staged, the copy at `copy`.
+OperandView kernel_view(OperandView const& v, StagedOperand const& s, const void* copy);
 
 // What choose() picked, as tessel::plan() reports it.
 GemmPlan describe(Choice const& choice);

@@ -1,6 +1,8 @@
 // Definition of run_gemm (instances_sm80.hpp): a switch over the compiled configurations.
 #pragma once
 
+#include <iterator>
+
 #include "gemm/instances_sm80.hpp"
 #include "gemm/tile_configs_sm80.hpp"
 #include "tessel/gemm/launch_sm80.hpp"
@@ -25,13 +27,23 @@ cudaError_t run_gemm_at(KernelChoice const& c, GemmParams const& p, int batch, c
   }
 }
 
+// The narrow tile with access kNarrowAccesses[Index], or the next ones; cudaErrorInvalidValue
+// past the last.
+template <class Element, Major A, Major B, int Index = 0>
+cudaError_t run_narrow_gemm(int access, GemmParams const& p, int batch, cudaStream_t stream) {
+  if constexpr (Index == int(std::size(kNarrowAccesses))) {
+    return cudaErrorInvalidValue;
+  } else {
+    if (access != kNarrowAccesses[Index]) return run_narrow_gemm<Element, A, B, Index + 1>(access, p, batch, stream);
+    using Config = typename NarrowTile::template Config<Element, A, B, kNarrowAccesses[Index]>;
+    return launch_gemm_sm80<Config, true>(p, batch, stream);
+  }
+}
+
 template <DataType Input, Major A, Major B>
 cudaError_t run_gemm(KernelChoice const& c, GemmParams const& p, int batch, cudaStream_t stream) {
   using Element = std::conditional_t<Input == DataType::kF16, Half, BFloat16>;
-  if (c.narrow) {
-    using Config = typename NarrowTile::template Config<Element, A, B, 1>;
-    return launch_gemm_sm80<Config, true>(p, batch, stream);
-  }
+  if (c.access != 8) return run_narrow_gemm<Element, A, B>(c.access, p, batch, stream);
   return run_gemm_at<Element, A, B>(c, p, batch, stream);
 }
 

@@ -13,7 +13,8 @@ namespace tessel::sm80 {
 struct KernelChoice {
   int config;   // index into kTileConfigs (tile_configs_sm80.hpp)
   bool edges;   // the predicated variant
-  bool narrow;  // element-wise global loads (only with the narrow tile configuration)
+  int access;   // elements per global load: 8 (16-byte cp.async); or, with the narrow tile
+                // configuration only, one of kNarrowAccesses (tile_configs_sm80.hpp)
 };
 
 // Launches the chosen kernel. Input is kF16 or kBF16 (an enum, not the element type: Half

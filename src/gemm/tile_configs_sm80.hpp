@@ -28,15 +28,19 @@ struct TileShape {
   using Config = GemmConfigSm80<TileM, TileN, TileK, Stages, WarpsM, WarpsN, Element, A, B, Access>;
 };
 
-// The narrow (element-wise) access path is compiled for this configuration only: it is the
-// fallback for misaligned operands, bound by its loads, not by the tile.
+// Operands whose rows are not 16-byte multiples load narrower vectors (operand_sm80.hpp's
+// Access: 4 or 2 elements by 8- or 4-byte cp.async, 1 element by ordinary loads). Those
+// variants are compiled for this configuration only, and only with edges: they serve the
+// problems whose K or leading dimensions are odd sizes anyway.
 using NarrowTile = TileShape<128, 128, 32, 4, 2, 2>;
 inline constexpr TileConfigInfo kNarrowTileConfig{"128x128x32_s4_w2x2", 128, 128, 32, 4, 2, 2};
 
 #if defined(TESSEL_GEMM_CONFIGS_LEAN)
+inline constexpr int kNarrowAccesses[] = {1};  // widest first
 inline constexpr TileConfigInfo kTileConfigs[] = {kNarrowTileConfig};
 using TileShapes = std::tuple<NarrowTile>;
 #else
+inline constexpr int kNarrowAccesses[] = {4, 2, 1};
 inline constexpr TileConfigInfo kTileConfigs[] = {
     {"128x256x64_s3_w2x4", 128, 256, 64, 3, 2, 4},
     {"128x128x64_s3_w2x2", 128, 128, 64, 3, 2, 2},

@@ -20,8 +20,10 @@ class StreamBuffer {
   ~StreamBuffer() {
     if (ptr_ != nullptr) cudaFreeAsync(ptr_, stream_);
   }
-  // Allocates `bytes` (nothing for 0); kCudaError "<who>: allocating <what> failed: ..." on failure.
+  // Allocates `bytes` (nothing for 0), freeing what it held; kCudaError "<who>: allocating
+  // <what> failed: ..." on failure.
   Status allocate(std::size_t bytes, const char* who, const char* what) {
+    if (ptr_ != nullptr) cudaFreeAsync(ptr_, stream_), ptr_ = nullptr;
     if (bytes == 0) return {};
     if (cudaError_t e = cudaMallocAsync(&ptr_, bytes, stream_); e != cudaSuccess) {
       cudaGetLastError();

@@ -40,6 +40,7 @@ struct Case {
   int offset = 0;        // elements added to every pointer (1: misaligned for 16-byte access)
   bool c_is_d = false;   // C and D the same memory
   std::string config;    // "" = heuristic
+  std::string access;    // if set: what plan() must say of the global loads (GemmPlan::access)
   bool broadcast_a = false, broadcast_b = false;  // batch stride 0: one A (B) for every batch
 
   std::string describe() const {
@@ -49,7 +50,7 @@ struct Case {
       << (d_layout == MatrixLayout::kRowMajor ? "row" : "col") << " " << data_type_name(in) << "->"
       << data_type_name(out) << " alpha " << alpha << " beta " << beta << (bias ? " bias" : "") << " act "
       << int(act) << " pad " << pad << " offset " << offset << (c_is_d ? " C=D" : "") << (broadcast_a ? " A broadcast" : "")
-      << (broadcast_b ? " B broadcast" : "") << " config '" << config << "'";
+      << (broadcast_b ? " B broadcast" : "") << " config '" << config << "'" << (access.empty() ? "" : " access " + access);
     return s.str();
   }
 };
@@ -121,6 +122,11 @@ void run_case(Case const& t, unsigned seed) {
   args.bias = t.bias ? static_cast<char*>(dbias.ptr) + t.offset * ob : nullptr;
   args.activation = t.act;
   args.config = t.config;
+  if (!t.access.empty()) {
+    GemmPlan p;
+    ASSERT_TRUE(plan(args, &p).ok());
+    EXPECT_EQ(p.access, t.access);
+  }
   Status s = gemm(args, nullptr);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -270,26 +276,38 @@ TEST(GemmApi, EveryConfiguration) {
   }
 }
 
-TEST(GemmApi, AConfigWithoutANarrowVariantRefusesANarrowProblem) {
-  DeviceBuffer a(1 << 16), b(1 << 16), d(1 << 18);
-  GemmArguments args;
-  args.m = 64, args.n = 64, args.k = 33, args.lda = 33, args.ldb = 33, args.ldd = 64;
-  args.a = a.ptr, args.b = b.ptr, args.d = d.ptr;
+// Rows of 66 bytes under every configuration: the narrow sm80 tile loads them element-wise,
+// the other sm80 tiles (which have no narrow access) and the TMA kernel read a copy with
+// 16-byte rows (zero-padded for the sm80 kernel, whose last vector of a row reads the pad).
+TEST(GemmApi, EveryConfigurationRunsANarrowProblem) {
   for (auto const& name : gemm_config_names()) {
-    args.config = name;
-    GemmPlan p;
-    Status s = plan(args, &p);
-    if (s.ok()) {
-      // The one sm80 configuration with a narrow variant, or the sm90 kernel on a staged copy.
-      EXPECT_EQ(p.access, is_sm90_config(name) ? "TMA+staged" : "2B") << name;
-    } else {
-      EXPECT_EQ(s.code(), StatusCode::kNotSupported) << s.message();
-      const bool says_why = s.message().find("narrow") != std::string::npos ||
-                            (is_sm90_config(name) && !sm90_kernel_runs());
-      EXPECT_TRUE(says_why) << s.message();
-      EXPECT_EQ(gemm(args, nullptr).code(), StatusCode::kNotSupported);
-    }
+    if (is_sm90_config(name) && !sm90_kernel_runs()) continue;  // refused: EveryConfiguration
+    const std::string access = is_sm90_config(name) ? "TMA+staged" : name == "128x128x32_s4_w2x2" ? "2B" : "16B+staged";
+    run_case(Case{.m = 64, .n = 72, .k = 33, .config = name, .access = access}, 19);
+    run_case(Case{.m = 129, .n = 65, .k = 1031, .a_layout = kCol, .b_layout = kRow, .in = DataType::kBF16,
+                  .beta = 1.0f, .pad = 3, .config = name, .access = access},
+             20);
   }
+}
+
+// The narrow tile loads the widest vectors both operands allow: 8 bytes where rows, leading
+// dimensions, batch strides and pointers are multiples of 4 elements, 4 bytes where of 2.
+TEST(GemmApi, NarrowTileLoadsTheWidestVectorsTheOperandsAllow) {
+  const std::string narrow = "128x128x32_s4_w2x2";
+  run_case(Case{.m = 131, .n = 70, .k = 36, .config = narrow, .access = "8B"}, 21);
+  run_case(Case{.m = 131, .n = 70, .k = 34, .config = narrow, .access = "4B"}, 22);
+  run_case(Case{.m = 100, .n = 52, .k = 64, .a_layout = kCol, .b_layout = kRow, .out = DataType::kF16, .offset = 4,
+                .config = narrow, .access = "8B"},
+           23);
+  run_case(Case{.m = 98, .n = 50, .k = 64, .d_layout = kCol, .beta = 1.0f, .bias = true, .offset = 2,
+                .config = narrow, .access = "4B"},
+           24);
+  run_case(Case{.m = 64, .n = 96, .k = 4100, .batch = 2, .in = DataType::kBF16, .pad = 4, .config = narrow,
+                .access = "8B"},
+           25);  // split-K
+  run_case(Case{.m = 260, .n = 36, .k = 130, .batch = 3, .a_layout = kCol, .pad = 2, .config = narrow, .access = "4B",
+                .broadcast_b = true},
+           26);
 }
 
 // ---- split-K: few output tiles, deep K ----

@@ -8,6 +8,7 @@
 #include "bank_checker.hpp"
 #include "expression.hpp"
 #include "tessel/atom/copy.hpp"
+#include "tessel/gemm/tile_loader.hpp"  // EdgePredicates
 #include "gemm/tile_configs_sm80.hpp"  // the shipped table (the full one: this target is not lean)
 #include "tessel/gemm/config_sm80.hpp"
 
@@ -28,9 +29,9 @@ std::string stage0_expression(bool swizzled) {
 }
 
 // Worst n-way over every warp and every instruction of a copy's partitions of a (rows, cols)
-// tile: for instruction i, lane l of warp w starts its 16-byte vector at the first element of
-// atom i of thread 32w + l. Transposed: the tile was given as (cols, rows).
-template <class Copy, int Threads, bool Destination, bool Transposed, class Rows, class Cols>
+// tile: for instruction i, lane l of warp w starts its vector of AtomV 16-bit elements at the
+// first element of atom i of thread 32w + l. Transposed: the tile was given as (cols, rows).
+template <class Copy, int Threads, bool Destination, bool Transposed, int AtomV = 8, class Rows, class Cols>
 int worst_conflict(tool::SmemTile const& tile, Rows rows, Cols cols) {
   auto id = make_identity_tensor(make_shape(rows, cols));
   int worst = 1;
@@ -40,9 +41,9 @@ int worst_conflict(tool::SmemTile const& tile, Rows rows, Cols cols) {
       auto thr = Copy::get_slice(32 * warp + lane);
       auto part = [&] {
         if constexpr (Destination) {
-          return detail::group_atom_values<8>(thr.partition_D(id));
+          return detail::group_atom_values<AtomV>(thr.partition_D(id));
         } else {
-          return detail::group_atom_values<8>(thr.partition_S(id));
+          return detail::group_atom_values<AtomV>(thr.partition_S(id));
         }
       }();
       int count = int(size<1>(part));
@@ -54,10 +55,35 @@ int worst_conflict(tool::SmemTile const& tile, Rows rows, Cols cols) {
       }
     }
     for (auto const& coords : per_instruction) {
-      worst = std::max(worst, tool::check_banks(tile, tool::explicit_access(coords, 16)).worst_n_way);
+      worst = std::max(worst, tool::check_banks(tile, tool::explicit_access(coords, 2 * AtomV)).worst_n_way);
     }
   }
   return worst;
+}
+
+// The tile loader's edge predicates (gemm/tile_loader.hpp, EdgePredicates) keep each thread's
+// first atom and add a constant per atom: against every atom's own coordinates from the
+// partition, for every thread, at rows and K extents that cut the tile anywhere.
+template <class Copy, int Threads, int AtomV, class Rows, class Cols>
+void expect_edge_predicates_exact(Rows rows, Cols cols) {
+  auto id = make_identity_tensor(make_shape(rows, cols));
+  const int tile_mn = int(rows), tile_k = int(cols);
+  for (int t = 0; t < Threads; ++t) {
+    auto thr = Copy::get_slice(t);
+    auto atoms = detail::group_atom_values<AtomV>(thr.partition_S(id));
+    for (int inside : {0, 1, tile_mn / 2 + 3, tile_mn - 1, tile_mn}) {
+      auto pred = make_edge_predicates<AtomV>(thr, id, inside);
+      for (auto [k0, k] : {std::pair{0, 0}, {0, 1}, {0, tile_k / 2 + 1}, {tile_k, tile_k + 7}, {5 * tile_k, 6 * tile_k},
+                           {2 * tile_k, 9 * tile_k}}) {
+        for (int i = 0; i < int(size<1>(atoms)); ++i) {
+          auto c = atoms(make_coord(0, i));
+          const bool expected = int(get<0>(c)) < inside && k0 + int(get<1>(c)) < k;
+          ASSERT_EQ(pred(i, k0, k), expected) << "thread " << t << ", atom " << i << ", rows " << inside << ", k0 "
+                                              << k0 << ", k " << k;
+        }
+      }
+    }
+  }
 }
 
 template <class Config>
@@ -69,11 +95,19 @@ void expect_conflict_free() {
     constexpr bool kTa = Config::kMajorA == Major::kMN, kTb = Config::kMajorB == Major::kMN;
     auto tile_a = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutA, kTa>(swizzled)), 2);
     auto tile_b = tool::make_smem_tile(rt::evaluate(stage0_expression<typename Config::SmemLayoutB, kTb>(swizzled)), 2);
-    int g2s_a = worst_conflict<typename Config::G2SA, kThreads, true, kTa>(tile_a, rows_a, cols);
-    int g2s_b = worst_conflict<typename Config::G2SB, kThreads, true, kTb>(tile_b, rows_b, cols);
+    // The narrow path's 2-byte stores are not checked: lanes that share a 4-byte word do not
+    // conflict, and the checker counts 4- to 16-byte vectors.
+    constexpr int kV = Config::kAccess;
+    int g2s_a = 1, g2s_b = 1;
+    if constexpr (kV > 1) {
+      g2s_a = worst_conflict<typename Config::G2SA, kThreads, true, kTa, kV>(tile_a, rows_a, cols);
+      g2s_b = worst_conflict<typename Config::G2SB, kThreads, true, kTb, kV>(tile_b, rows_b, cols);
+    }
     int s2r_a = worst_conflict<typename Config::S2RA, kThreads, false, kTa>(tile_a, rows_a, cols);
     int s2r_b = worst_conflict<typename Config::S2RB, kThreads, false, kTb>(tile_b, rows_b, cols);
     if (swizzled) {
+      expect_edge_predicates_exact<typename Config::G2SA, kThreads, kV>(rows_a, cols);
+      expect_edge_predicates_exact<typename Config::G2SB, kThreads, kV>(rows_b, cols);
       EXPECT_EQ(g2s_a, 1) << "cp.async writes of A on " << tile_a.text();
       EXPECT_EQ(g2s_b, 1) << "cp.async writes of B on " << tile_b.text();
       EXPECT_EQ(s2r_a, 1) << "ldmatrix reads of A on " << tile_a.text();
@@ -119,13 +153,13 @@ void expect_epilogue_conflict_free() {
 }
 
 // A tile shape with every operand order.
-template <class Shape>
+template <class Shape, int Access = 8>
 void expect_shape_conflict_free() {
-  expect_conflict_free<typename Shape::template Config<Half, Major::kK, Major::kK, 8>>();
-  expect_conflict_free<typename Shape::template Config<Half, Major::kMN, Major::kK, 8>>();
-  expect_conflict_free<typename Shape::template Config<Half, Major::kK, Major::kMN, 8>>();
-  expect_conflict_free<typename Shape::template Config<BFloat16, Major::kMN, Major::kMN, 8>>();
-  expect_epilogue_conflict_free<typename Shape::template Config<Half, Major::kK, Major::kK, 8>>();
+  expect_conflict_free<typename Shape::template Config<Half, Major::kK, Major::kK, Access>>();
+  expect_conflict_free<typename Shape::template Config<Half, Major::kMN, Major::kK, Access>>();
+  expect_conflict_free<typename Shape::template Config<Half, Major::kK, Major::kMN, Access>>();
+  expect_conflict_free<typename Shape::template Config<BFloat16, Major::kMN, Major::kMN, Access>>();
+  expect_epilogue_conflict_free<typename Shape::template Config<Half, Major::kK, Major::kK, Access>>();
 }
 
 // Every shipped tile shape (src/gemm/tile_configs_sm80.hpp, the table the heuristic and
@@ -135,6 +169,13 @@ TEST(GemmConfigSm80, EveryShippedTileIsConflictFree) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (expect_shape_conflict_free<sm80::TileConfigAt<int(I)>>(), ...);
   }(std::make_index_sequence<sm80::kNumTileConfigs>{});
+}
+// The narrow tile's narrower accesses (8- and 4-byte cp.async; element-wise loads, whose
+// atoms the edge predicates walk too).
+TEST(GemmConfigSm80, EveryShippedNarrowAccessIsConflictFree) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (expect_shape_conflict_free<sm80::NarrowTile, sm80::kNarrowAccesses[I]>(), ...);
+  }(std::make_index_sequence<std::size(sm80::kNarrowAccesses)>{});
 }
 TEST(GemmConfigSm80, Tile64x64x32x2IsConflictFree) { expect_shape_conflict_free<sm80::TileShape<64, 64, 32, 2, 2, 2>>(); }
 

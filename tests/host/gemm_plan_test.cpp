@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 
 #include "gemm/gemm_plan.hpp"
@@ -56,6 +57,64 @@ TEST(GemmPlan, AnOffsetPointerTakesTheNarrowPath) {
   GemmArguments args = packed(256, 256, 256);
   args.a = address((std::uintptr_t(1) << 36) + 2);  // element-aligned, not 16-byte aligned
   EXPECT_EQ(plan_of(args).access, "2B");
+}
+
+// The access this build would run where both operands allow `allowed` elements per vector:
+// the widest compiled one (the lean CI build compiles only the element-wise path).
+std::string narrow_access(int allowed) {
+  for (int a : sm80::kNarrowAccesses) {
+    if (a <= allowed) return std::to_string(2 * a) + "B";
+  }
+  return "none";
+}
+
+TEST(GemmPlan, RowsOfEightOrFourBytesTakeTheWidestCpAsyncTheyAllow) {
+  EXPECT_EQ(plan_of(packed(256, 256, 36)).access, narrow_access(4));  // rows of 72 bytes
+  EXPECT_EQ(plan_of(packed(256, 256, 34)).access, narrow_access(2));  // 68 bytes
+  GemmArguments args = packed(256, 256, 256);
+  args.a = address((std::uintptr_t(1) << 36) + 8);  // 8-byte aligned
+  EXPECT_EQ(plan_of(args).access, narrow_access(4));
+  args.b = address((std::uintptr_t(2) << 36) + 4);  // the narrower operand decides
+  EXPECT_EQ(plan_of(args).access, narrow_access(2));
+  args = packed(256, 260, 256);
+  args.b_layout = MatrixLayout::kRowMajor, args.ldb = 260;  // B N-major, rows of 520 bytes
+  EXPECT_EQ(plan_of(args).access, narrow_access(4));
+  args.batch = 2, args.b_batch_stride = 256 * 260 + 2, args.a_batch_stride = 256 * 256, args.d_batch_stride = 256 * 260;
+  EXPECT_EQ(plan_of(args).access, narrow_access(2));  // the batch stride too
+  // Large: 8- and 4-byte rows keep their cp.async, 2-byte rows are staged (kStageBelowAccess).
+  EXPECT_EQ(plan_of(packed(4096, 4096, 1030)).access, narrow_access(2));
+  gemm_detail::Choice ch;
+  ASSERT_TRUE(gemm_detail::choose(packed(4095, 4097, 1031), kA100, &ch).ok());
+  EXPECT_EQ(gemm_detail::describe(ch).access, "16B+staged");
+  EXPECT_TRUE(ch.a_staged.on && ch.b_staged.on);
+  EXPECT_EQ(ch.a_staged.ld, 1032);
+  EXPECT_EQ(ch.sm80.access, 8);
+}
+
+// A forced configuration: the narrow tile runs the operands as they are; any other stages
+// them (it has no narrower access), or is refused where the copy would be too large.
+TEST(GemmPlan, ForcedConfigurationsAndNarrowOperands) {
+  GemmArguments args = packed(4095, 4097, 1031);
+  args.config = sm80::kNarrowTileConfig.name;
+  EXPECT_EQ(plan_of(args).access, "2B");
+  args = packed(256, 256, 36);
+  for (auto const& info : sm80::kTileConfigs) {
+    args.config = info.name;
+    gemm_detail::Choice ch;
+    ASSERT_TRUE(gemm_detail::choose(args, kA100, &ch).ok()) << info.name;
+    EXPECT_EQ(gemm_detail::describe(ch).access,
+              info.name == std::string(sm80::kNarrowTileConfig.name) ? narrow_access(4) : "16B+staged");
+  }
+  args = packed(256, 256, 36);
+  args.batch = 65, args.a_batch_stride = 256 * 36 + 4, args.b_batch_stride = 256 * 36, args.d_batch_stride = 256 * 256;
+  for (auto const& info : sm80::kTileConfigs) {
+    if (info.name == std::string(sm80::kNarrowTileConfig.name)) continue;
+    args.config = info.name;
+    gemm_detail::Choice ch;
+    Status s = gemm_detail::choose(args, kA100, &ch);
+    EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
+    EXPECT_NE(s.message().find("has no narrow-access variant"), std::string::npos) << s.message();
+  }
 }
 
 TEST(GemmPlan, ColumnMajorDIsComputedTransposed) {
@@ -164,9 +223,9 @@ TEST(GemmPlanH100, RowsThatAreNotSixteenBytesAreStagedWhenLarge) {
   ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
   ASSERT_EQ(ch.kernel, gemm_detail::GemmKernel::kSm90Tma);
   EXPECT_EQ(gemm_detail::describe(ch).access, "TMA+staged");
-  EXPECT_TRUE(ch.sm90.a_staged.on && ch.sm90.b_staged.on);
-  EXPECT_EQ(ch.sm90.a_staged.ld, 704);
-  EXPECT_EQ(ch.sm90.a_staged.strided, 3000);
+  EXPECT_TRUE(ch.a_staged.on && ch.b_staged.on);
+  EXPECT_EQ(ch.a_staged.ld, 704);
+  EXPECT_EQ(ch.a_staged.strided, 3000);
   EXPECT_EQ(ch.sm90.a.strides[0], 704u * 2);
 
   GemmPlan small = plan_of(packed(256, 256, 33), kH100);

@@ -10,8 +10,10 @@
 //   TESSEL_PLAN_FUZZ_PROBLEMS  problems per direction (default 100000)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 
 #include "common/random_problems.hpp"
@@ -340,7 +342,7 @@ TEST(PlanFuzz, Gemm) {
       if (ch.problem.k > 0) {  // each map is valid and covers its operand: (K, MN) or (MN, K)
         const gemm_detail::OperandView* views[2] = {&ch.problem.a, &ch.problem.b};
         const sm90::TmaMapParams* maps[2] = {&ch.sm90.a, &ch.sm90.b};
-        const gemm_detail::StagedOperand* staged[2] = {&ch.sm90.a_staged, &ch.sm90.b_staged};
+        const gemm_detail::StagedOperand* staged[2] = {&ch.a_staged, &ch.b_staged};
         const int tiles_mn[2] = {c.tile_m, c.tile_n / c.cluster_m};  // B in halves with clusters
         for (int i = 0; i < 2; ++i) {
           const bool k_major = views[i]->major == Major::kK;
@@ -365,7 +367,28 @@ TEST(PlanFuzz, Gemm) {
       const sm80::TileConfigInfo& c = sm80::kTileConfigs[ch.sm80.config];
       tile_k = c.tile_k;
       EXPECT_LE(c.smem_bytes(), device.smem_per_block);
-      if (ch.sm80.narrow) EXPECT_STREQ(c.name, sm80::kNarrowTileConfig.name);
+      // The access is compiled and every vector of it lies aligned, wholly inside or outside
+      // each operand as the kernel reads it (its staged copy where staged).
+      const int access = ch.sm80.access;
+      EXPECT_TRUE(access == 8 || std::find(std::begin(sm80::kNarrowAccesses), std::end(sm80::kNarrowAccesses),
+                                           access) != std::end(sm80::kNarrowAccesses))
+          << access;
+      if (access != 8) EXPECT_STREQ(c.name, sm80::kNarrowTileConfig.name);
+      const gemm_detail::StagedOperand* staged[2] = {&ch.a_staged, &ch.b_staged};
+      const gemm_detail::OperandView* views[2] = {&ch.problem.a, &ch.problem.b};
+      for (int i = 0; i < 2 && ch.problem.k > 0; ++i) {
+        const int contiguous = views[i]->major == Major::kK ? ch.problem.k : views[i]->mn;
+        if (staged[i]->on) {
+          EXPECT_EQ(staged[i]->ld % 8, 0);
+          EXPECT_GE(staged[i]->ld, contiguous);
+          EXPECT_LE(staged[i]->bytes(), std::int64_t(1) << 31);
+          continue;
+        }
+        EXPECT_EQ(contiguous % access, 0);
+        EXPECT_EQ(views[i]->ld % access, 0);
+        if (g.batch > 1) EXPECT_EQ(views[i]->batch_stride % access, 0);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(views[i]->ptr) % (2 * access), 0u);
+      }
       if (!ch.sm80.edges)
         EXPECT_TRUE(ch.problem.m % c.tile_m == 0 && ch.problem.n % c.tile_n == 0 && ch.problem.k % c.tile_k == 0);
     }

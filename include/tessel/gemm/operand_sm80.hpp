@@ -9,11 +9,13 @@
 // (cp.async) or reading (ldmatrix) one vector each hit 8 different 16-byte bank groups:
 // tests/host/gemm_config_test.cpp proves it for every shipped configuration.
 //
-// Access = 8 elements: one 16-byte cp.async per vector; every vector lies wholly inside or
-// wholly outside the matrix, which needs the contiguous extent, the leading dimension and the
-// pointer to be multiples of 8 elements (16 bytes). Access = 1: the narrow path for anything
-// else: each thread loads single elements with ordinary loads (zero past the edges) and
-// stores them to shared memory; the mainloop is otherwise the same.
+// Access = 8, 4 or 2 elements: one 16-, 8- or 4-byte cp.async per vector; every vector lies
+// wholly inside or wholly outside the matrix, which needs the contiguous extent, the leading
+// dimension and the pointer to be multiples of Access elements (16, 8 or 4 bytes: a packed
+// row-major A with K = 1030 takes 4). Access = 1: the narrow path for anything else: each
+// thread loads single elements with ordinary loads (zero past the edges) and stores them to
+// shared memory. The vectors land in the same swizzled layout (a vector never straddles a
+// 16-byte chunk), so the mainloop is the same whatever the access.
 #pragma once
 
 #include "tessel/arch/numeric_types.hpp"
@@ -26,8 +28,8 @@ namespace tessel {
 
 template <class Element, Major M, int TileMN, int TileK, int Stages, int Threads, int Access>
 struct OperandSm80 {
-  static_assert(Access == 8 || Access == 1,
-                "OperandSm80: Access is 8 elements (16-byte cp.async) or 1 (the narrow path)");
+  static_assert(Access == 8 || Access == 4 || Access == 2 || Access == 1,
+                "OperandSm80: Access is 8, 4 or 2 elements (16-, 8- or 4-byte cp.async) or 1 (the narrow path)");
   static_assert(sizeof(Element) == 2, "OperandSm80: 16-bit elements (f16, bf16)");
   static constexpr bool kKMajor = M == Major::kK;
   static constexpr int kContiguous = kKMajor ? TileK : TileMN;  // extent of the contiguous mode
@@ -65,8 +67,13 @@ struct OperandSm80 {
       kKMajor, Layout<Shape<Int<kThreadsAcross>, Int<kThreadsAlong>>, Stride<Int<kThreadsAlong>, Int<1>>>,
       Layout<Shape<Int<kThreadsAlong>, Int<kThreadsAcross>>, Stride<Int<1>, Int<kThreadsAlong>>>>;
   using Values2D = std::conditional_t<kKMajor, Layout<Shape<Int<1>, Int<Access>>>, Layout<Shape<Int<Access>, Int<1>>>>;
-  using G2SOp = std::conditional_t<Access == 8, SM80_CP_ASYNC_CG<16>, UniversalCopy<std::uint16_t>>;
-  using G2SEdgeOp = std::conditional_t<Access == 8, SM80_CP_ASYNC_CG_ZFILL<16>, UniversalCopyZfill<std::uint16_t>>;
+  // cp.async.cg (L2 only) copies 16 bytes alone; 8 and 4 bytes take .ca.
+  using G2SOp = std::conditional_t<
+      Access == 8, SM80_CP_ASYNC_CG<16>,
+      std::conditional_t<Access == 1, UniversalCopy<std::uint16_t>, SM80_CP_ASYNC_CA<2 * Access>>>;
+  using G2SEdgeOp = std::conditional_t<
+      Access == 8, SM80_CP_ASYNC_CG_ZFILL<16>,
+      std::conditional_t<Access == 1, UniversalCopyZfill<std::uint16_t>, SM80_CP_ASYNC_CA_ZFILL<2 * Access>>>;
   using G2S = decltype(make_tiled_copy(CopyAtom<G2SOp, Element>{}, Threads2D{}, Values2D{}));
   using G2SEdge = decltype(make_tiled_copy(CopyAtom<G2SEdgeOp, Element>{}, Threads2D{}, Values2D{}));
 

@@ -19,6 +19,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "epilogue.hpp"
 #include "operand_sm80.hpp"
@@ -66,6 +68,44 @@ __device__ BlockWork block_work(GemmParams const& p, int x = int(blockIdx.x), in
   return {tile, z / p.splits, tile_begin, tile_end};
 }
 #endif
+
+// The edge predicates of one thread's copy atoms over a (TileMN, TileK) tile of a matrix
+// operand, from the thread's (AtomV, atoms) partition of the tile's identity tensor: atom i
+// lies inside when its row is below `rows` and its K index below the matrix's K. Rows are
+// decided once per block, a bit per atom. K is decided per K tile from the thread's first
+// atom and a constant per atom: the partition is the thread's origin plus a static layout, and
+// its K coordinates add (tests/host/gemm_config_test.cpp checks these predicates against the
+// partition for every thread of every configuration). So a thread keeps two registers, not
+// two per atom (the narrow path has 32 atoms per operand).
+template <class Partition>
+struct EdgePredicates {
+  using Layout = std::remove_cvref_t<decltype(std::declval<Partition>().layout())>;
+  using Shape = decltype(std::declval<Partition>().engine().shape);  // the tile's
+  static constexpr int kAtoms = int(decltype(size(get<1>(Layout{}.shape())))::value);
+  static_assert(kAtoms <= 32, "EdgePredicates: at most 32 copy atoms a thread (a bit each)");
+
+  int col0;              // the thread's first atom's K index in the tile
+  unsigned rows_in = 0;  // bit i: atom i's row lies inside the matrix
+
+  TESSEL_HOST_DEVICE EdgePredicates(Partition const& mine, int rows) : col0(int(get<1>(mine(make_coord(0, 0))))) {
+#pragma unroll
+    for (int i = 0; i < kAtoms; ++i) rows_in |= unsigned(int(get<0>(mine(make_coord(0, i)))) < rows) << i;
+  }
+  // Atom i's K index minus atom 0's: a constant once the copy loop is unrolled.
+  TESSEL_HOST_DEVICE static constexpr int col_offset(int i) {
+    return int(get<1>(idx2crd(Layout{}(make_coord(0, i)), Shape{}))) -
+           int(get<1>(idx2crd(Layout{}(make_coord(0, 0)), Shape{})));
+  }
+  // Atom i of the K tile starting at k0, in a matrix of k columns of K.
+  TESSEL_HOST_DEVICE bool operator()(int i, int k0, int k) const {
+    return (rows_in >> i & 1u) != 0 && k0 + col0 + col_offset(i) < k;
+  }
+};
+template <int AtomV, class ThrCopy, class Identity>
+TESSEL_HOST_DEVICE auto make_edge_predicates(ThrCopy const& thr, Identity const& id, int rows) {
+  auto mine = detail::group_atom_values<AtomV>(thr.partition_S(id));
+  return EdgePredicates<decltype(mine)>(mine, rows);
+}
 
 #if defined(__CUDACC__)
 namespace detail {
@@ -121,53 +161,51 @@ __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, B
   const std::ptrdiff_t k_step_a = Config::kTileK * (Config::kMajorA == Major::kK ? 1 : std::ptrdiff_t(p.lda));
   const std::ptrdiff_t k_step_b = Config::kTileK * (Config::kMajorB == Major::kK ? 1 : std::ptrdiff_t(p.ldb));
 
-  // Edge predicates: each atom's (mn, k) inside the tile (a static identity tile, so no
-  // division), against the extents left from the tile's origin.
+  // Where each atom lies in the tile (a static identity tile, so no division): a matrix
+  // operand's edge predicates, or an implicit operand's own per-thread loader (one call per K
+  // tile, in order from tile_begin), which decides its edges itself.
   constexpr int kAtomsA = int(decltype(size(tAsA))::value) / kAccess;
   constexpr int kAtomsB = int(decltype(size(tBsB))::value) / kAccess;
-  const AtomOrigins<kAccess, kAtomsA> origin_a(
-      g2s_thr_a.partition_S(make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}))));
-  const AtomOrigins<kAccess, kAtomsB> origin_b(
-      g2s_thr_b.partition_S(make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}))));
-  // An implicit operand loads through its own per-thread loader (one call per K tile, in order
-  // from tile_begin).
+  const auto id_a = make_identity_tensor(make_shape(Int<Config::kTileM>{}, Int<Config::kTileK>{}));
+  const auto id_b = make_identity_tensor(make_shape(Int<Config::kTileN>{}, Int<Config::kTileK>{}));
+  const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
+  const int rows_b = p.n - tile.n * Config::kTileN;
   auto a_loader = [&] {
     if constexpr (kMatrixA) {
-      return 0;
+      return make_edge_predicates<kAccess>(g2s_thr_a, id_a, rows_a);
     } else {
       static_assert(decltype(size<2>(tAsA))::value == 1,
                     "make_tile_loader: an implicit A needs each thread's copy atoms in one column (CPY_K == 1)");
-      return a_source.make_loader(origin_a, tile.m * Config::kTileM, tile_begin * Config::kTileK, Config::kTileK);
+      return a_source.make_loader(AtomOrigins<kAccess, kAtomsA>(g2s_thr_a.partition_S(id_a)),
+                                  tile.m * Config::kTileM, tile_begin * Config::kTileK, Config::kTileK);
     }
   }();
   auto b_loader = [&] {
     if constexpr (kMatrixB) {
-      return 0;
+      return make_edge_predicates<kAccess>(g2s_thr_b, id_b, rows_b);
     } else {
       static_assert(decltype(size<1>(tBsB))::value == 1,
                     "make_tile_loader: an implicit B needs each thread's copy atoms in one row of N (CPY_N == 1)");
-      return b_source.make_loader(origin_b, tile.n * Config::kTileN, tile_begin * Config::kTileK, Config::kTileK);
+      return b_source.make_loader(AtomOrigins<kAccess, kAtomsB>(g2s_thr_b.partition_S(id_b)),
+                                  tile.n * Config::kTileN, tile_begin * Config::kTileK, Config::kTileK);
     }
   }();
-  const int rows_a = p.m - tile.m * Config::kTileM;  // rows of this tile inside the matrix
-  const int rows_b = p.n - tile.n * Config::kTileN;
   const int k = p.k;
   return [=](int t, int stage) mutable {  // K tile t -> pipeline stage
     auto at = [](auto const& x, std::ptrdiff_t shift) { return make_tensor(x.data() + shift, x.layout()); };
     const int k0 = t * Config::kTileK;
-    auto in_a = [&](int i) { return origin_a.row[i] < rows_a && k0 + origin_a.col[i] < k; };
-    auto in_b = [&](int i) { return origin_b.row[i] < rows_b && k0 + origin_b.col[i] < k; };
+
     if constexpr (!kMatrixA) {
       a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
     } else if constexpr (Edges) {
-      copy_if(g2s_a, in_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
+      copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
     } else {
       copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA));
     }
     if constexpr (!kMatrixB) {
       b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
     } else if constexpr (Edges) {
-      copy_if(g2s_b, in_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
+      copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
     } else {
       copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB));
     }

@@ -108,7 +108,11 @@ struct GemmPlan {
                         // sm90: "tma" (the engine zero-fills the edges), "tma+streamk" when
                         // the blocks share the last tiles' K tiles (a stream-ordered fp32
                         // workspace of 2 tiles per SM for the call)
-  std::string access;   // global loads: "TMA", "16B" (cp.async of 8 elements) or "2B" (narrow path)
+  std::string access;   // global loads: "TMA"; sm80: "16B", "8B" or "4B" (cp.async of 8, 4 or 2
+                        // elements: the widest the operands' rows, leading dimensions, batch
+                        // strides and pointers allow) or "2B" (element-wise); "+staged" when
+                        // operands are first copied to 16-byte rows (a stream-ordered workspace
+                        // for the call: large problems whose rows are odd numbers of elements)
   bool swapped = false; // computed as D^T = B^T A^T (column-major D)
   int split_k = 1;      // K slices; above 1, gemm() takes a stream-ordered fp32 workspace of
                         // split_k * batch * M * N floats (cudaMallocAsync) for the call
