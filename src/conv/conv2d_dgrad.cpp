@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/dgrad_instances_sm80.hpp"
+#include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -71,8 +71,8 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   StreamBuffer padded_filter(stream);
   if (plan.pad_filter) {
     if (Status s = padded_filter.allocate(plan.w_copy_bytes, "conv2d: dgrad", "the channel-padded filter"); !s) return s;
-    if (cudaError_t e = sm80::pad_channels(args.w, padded_filter.get(), (long long)pb.k * pb.r * pb.s, pb.c,
-                                           plan.filter.c, stream);
+    if (cudaError_t e = pad_rows(args.w, pb.c, 0, padded_filter.get(), plan.filter.c, (long long)pb.k * pb.r * pb.s, pb.c, 1,
+                                       stream);
         e != cudaSuccess) {
       return conv_detail::launch_error("dgrad", e);
     }

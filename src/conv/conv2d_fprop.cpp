@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <string>
 
-#include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/fprop_instances_sm80.hpp"
+#include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -81,10 +81,9 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
     if (Status s = copies.allocate(plan.x_copy_bytes + plan.w_copy_bytes, "conv2d: fprop", "the channel-padded copies"); !s)
       return s;
     char* xc = copies.get<char>();
-    cudaError_t e = sm80::pad_channels(args.x, xc, (long long)pb.n * pb.h * pb.w, pb.c, plan.problem.c, stream);
+    cudaError_t e = pad_rows(args.x, pb.c, 0, xc, plan.problem.c, (long long)pb.n * pb.h * pb.w, pb.c, 1, stream);
     if (e == cudaSuccess)
-      e = sm80::pad_channels(args.w, xc + plan.x_copy_bytes, (long long)pb.k * pb.r * pb.s, pb.c, plan.problem.c,
-                             stream);
+      e = pad_rows(args.w, pb.c, 0, xc + plan.x_copy_bytes, plan.problem.c, (long long)pb.k * pb.r * pb.s, pb.c, 1, stream);
     if (e != cudaSuccess) return conv_detail::launch_error("fprop", e);
     x = xc, w = xc + plan.x_copy_bytes;
   }

@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <string>
 
-#include "conv/channel_pad.hpp"
 #include "conv/conv2d_common.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
+#include "runtime/pad_rows.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -46,8 +46,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   StreamBuffer padded_x(stream);
   if (plan.pad_channels) {
     if (Status s = padded_x.allocate(plan.x_copy_bytes, "conv2d: wgrad", "the channel-padded activations"); !s) return s;
-    if (cudaError_t e = sm80::pad_channels(args.x, padded_x.get(), (long long)pb.n * pb.h * pb.w, pb.c,
-                                           plan.problem.c, stream);
+    if (cudaError_t e = pad_rows(args.x, pb.c, 0, padded_x.get(), plan.problem.c, (long long)pb.n * pb.h * pb.w, pb.c, 1, stream);
         e != cudaSuccess) {
       return conv_detail::launch_error("wgrad", e);
     }

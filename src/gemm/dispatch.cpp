@@ -8,6 +8,7 @@
 #include "gemm/instances_sm90.hpp"
 #include "gemm/split_k_reduce.hpp"
 #include "gemm/tile_configs_sm90.hpp"
+#include "runtime/pad_rows.hpp"
 #include "runtime/stream_buffer.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -35,29 +36,13 @@ cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, 
   return sm80::run_gemm<Element, Major::kMN, Major::kMN>(ch.sm80, params, p.batch, stream);
 }
 
-// Copies an operand into its 16-byte-aligned workspace (gemm_plan.hpp, StagedOperand): one
-// 2-d copy per batch, or one for all when the batches lie packed one after the other; then,
-// where asked, zeroes each row's padding.
+// Copies an operand into its zero-padded 16-byte rows (gemm_plan.hpp, StagedOperand): the
+// batches as one matrix of batches x strided rows when they lie packed one after the other.
 cudaError_t stage(gemm_detail::OperandView const& v, gemm_detail::StagedOperand const& s, void* dst,
                   cudaStream_t stream) {
   const bool packed = s.batches > 1 && v.batch_stride == v.ld * s.strided;
-  const int copies = packed ? 1 : s.batches;
-  const size_t rows = size_t(s.strided) * (packed ? s.batches : 1);
-  const size_t pitch = size_t(s.ld) * 2, width = size_t(s.contiguous) * 2;
-  for (int b = 0; b < copies; ++b) {
-    char* copy = static_cast<char*>(dst) + b * s.batch_stride * 2;
-    if (cudaError_t e = cudaMemcpy2DAsync(copy, pitch, static_cast<char const*>(v.ptr) + b * v.batch_stride * 2,
-                                          size_t(v.ld) * 2, width, rows, cudaMemcpyDeviceToDevice, stream);
-        e != cudaSuccess) {
-      return e;
-    }
-    if (s.zero_pad && pitch > width) {
-      if (cudaError_t e = cudaMemset2DAsync(copy + width, pitch, 0, pitch - width, rows, stream); e != cudaSuccess) {
-        return e;
-      }
-    }
-  }
-  return cudaSuccess;
+  return packed ? pad_rows(v.ptr, v.ld, 0, dst, s.ld, (long long)s.strided * s.batches, s.contiguous, 1, stream)
+                : pad_rows(v.ptr, v.ld, v.batch_stride, dst, s.ld, s.strided, s.contiguous, s.batches, stream);
 }
 
 // The TMA kernel's maps over A and B, read at a and b (the operands, or their staged copies;

@@ -308,12 +308,11 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
   const bool forced_wide = config >= 0 && !narrow_tile;
   StagedOperand a_staged, b_staged;
   if (!wide && (forced_wide || (config < 0 && access < kStageBelowAccess && large_enough_to_stage(p)))) {
-    // Every operand below 16-byte vectors is staged, so the kernel reads 16-byte vectors; their
-    // tails past a row's end read the copy's zeroed padding.
+    // Every operand below 16-byte vectors is staged, so the kernel reads 16-byte vectors (the
+    // last of a copy's row reads its zero padding).
     StagedOperand sa, sb;
     const bool stage_a = widest_access(p.a, p.k, p.batch) < 8, stage_b = widest_access(p.b, p.k, p.batch) < 8;
     if ((!stage_a || plan_staging(p.a, p, &sa)) && (!stage_b || plan_staging(p.b, p, &sb))) {
-      sa.zero_pad = sa.on, sb.zero_pad = sb.on;
       a_staged = sa, b_staged = sb, access = 8;
     }
   }

@@ -51,15 +51,14 @@ enum class GemmKernel { kSm80, kSm90Tma };
 // An operand whose rows a kernel cannot read at full width (a pointer, leading dimension or
 // batch stride that is not a multiple of 16 bytes: K = 700 in a packed row-major A) can first
 // be copied into a workspace with 16-byte rows: (batches, strided, ld) with ld the contiguous
-// extent rounded up to 8 elements; the kernel reads the copy.
+// extent rounded up to 8 elements, zeros past it (runtime/pad_rows.hpp); the kernel reads the
+// copy (the TMA engine up to the extent; the sm80 kernel in whole 16-byte vectors, its last
+// one of a row reading the zeros).
 struct StagedOperand {
   bool on = false;
   std::int64_t ld = 0, batch_stride = 0;  // of the copy
   int batches = 1;                        // 1 when every batch reads the same matrix
   int contiguous = 0, strided = 0;        // elements per row, rows per matrix
-  // The elements past the contiguous extent in each row are zeroed: the sm80 kernel reads whole
-  // 16-byte vectors where their first element lies inside (the TMA engine stops at the extent).
-  bool zero_pad = false;
   std::int64_t bytes() const { return std::int64_t(batches) * batch_stride * 2; }
 };
 

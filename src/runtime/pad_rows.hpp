@@ -1,0 +1,19 @@
+// Copying a matrix of 16-bit elements into rows padded with zeros to a multiple of 8
+// elements, so that a kernel loads it in 16-byte vectors: operands whose rows are odd numbers
+// of elements (a GEMM with K = 1031, gemm_plan.hpp's StagedOperand) and layers with few
+// channels (the RGB stem, C = 3: conv2d_plan.hpp's pad_channels). A vector whose first
+// element lies inside a row reads zeros past its end, which add nothing to a reduction.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace tessel {
+
+// dst (batches, rows, ld_dst) = src (batches, rows, cols), row r of batch b of src at
+// src + b * batch_src + r * ld_src elements, each row followed by ld_dst - cols zeros. src
+// needs only 2-byte alignment; dst is 16-byte aligned, ld_dst a multiple of 8 and >= cols,
+// and its batches packed (rows * ld_dst apart).
+cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
+                     long long rows, int cols, int batches, cudaStream_t stream);
+
+}  // namespace tessel
