@@ -36,13 +36,10 @@ cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, 
   return sm80::run_gemm<Element, Major::kMN, Major::kMN>(ch.sm80, params, p.batch, stream);
 }
 
-// Copies an operand into its zero-padded 16-byte rows (gemm_plan.hpp, StagedOperand): the
-// batches as one matrix of batches x strided rows when they lie packed one after the other.
+// Copies an operand into its zero-padded rows (gemm_plan.hpp, StagedOperand).
 cudaError_t stage(gemm_detail::OperandView const& v, gemm_detail::StagedOperand const& s, void* dst,
                   cudaStream_t stream) {
-  const bool packed = s.batches > 1 && v.batch_stride == v.ld * s.strided;
-  return packed ? pad_rows(v.ptr, v.ld, 0, dst, s.ld, (long long)s.strided * s.batches, s.contiguous, 1, stream)
-                : pad_rows(v.ptr, v.ld, v.batch_stride, dst, s.ld, s.strided, s.contiguous, s.batches, stream);
+  return pad_rows(v.ptr, v.ld, v.batch_stride, dst, s.ld, s.strided, s.contiguous, s.batches, stream);
 }
 
 // The TMA kernel's maps over A and B, read at a and b (the operands, or their staged copies;

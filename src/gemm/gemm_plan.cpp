@@ -182,10 +182,16 @@ namespace {
 // Staging pays when the GEMM is large: below 2^27 multiply-adds (512^3) the copy's launch and
 // traffic cost more than the narrow sm80 path loses.
 constexpr double kStageMinMacs = double(1 << 27);
-constexpr int kStageMaxBatchCopies = 64;  // batches that are not packed: one 2-d copy each
 constexpr std::int64_t kStageMaxBytes = std::int64_t(1) << 31;
-// The sm80 kernel stages operands when its access would be narrower than this (elements).
-constexpr int kStageBelowAccess = 2;
+// The sm80 kernel stages operands whose rows are not 16-byte multiples, on large problems: on
+// the H100 (TESSEL_DISABLE_SM90=1, f16 out) 4096x4096x1030 ran 333 us with 4-byte cp.async and
+// 4096x4096x1028 140 us with 8-byte, against 159 us for either on a copy with 16-byte rows
+// (2026-11-25, docs/PERFORMANCE.md) and less with 32-byte rows (kStageRowElements).
+constexpr int kStageBelowAccess = 8;
+// A copy's rows are a multiple of 16 elements, 32 bytes: each row then starts on a sector, and
+// the sm80 kernel's 64-byte run of a row per K tile is two sectors, not three
+// (4096x4096x1032, rows of 16 bytes only, 140 us; x1040 114 us; x1024 102 us).
+constexpr int kStageRowElements = 16;
 
 bool large_enough_to_stage(KernelProblem const& p) { return double(p.m) * p.n * p.k * p.batch >= kStageMinMacs; }
 
@@ -196,11 +202,10 @@ bool plan_staging(OperandView const& v, KernelProblem const& p, StagedOperand* o
   s.on = true;
   s.contiguous = v.major == Major::kK ? p.k : v.mn;
   s.strided = v.major == Major::kK ? v.mn : p.k;
-  s.ld = (std::int64_t(s.contiguous) + 7) / 8 * 8;
+  s.ld = (std::int64_t(s.contiguous) + kStageRowElements - 1) / kStageRowElements * kStageRowElements;
   s.batch_stride = s.ld * s.strided;
   s.batches = p.batch > 1 && v.batch_stride != 0 ? p.batch : 1;
-  const bool packed = v.batch_stride == v.ld * s.strided;  // the batches form one 2-d copy
-  if (s.bytes() > kStageMaxBytes || (s.batches > kStageMaxBatchCopies && !packed)) return false;
+  if (s.bytes() > kStageMaxBytes) return false;
   *out = s;
   return true;
 }
@@ -296,8 +301,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
       return {StatusCode::kNotSupported,
               "config = \"" + args.config +
                   "\" loads its operands with the TMA engine, which needs 16-byte rows; this problem's A or B "
-                  "has not, and a 16-byte-aligned copy of it would exceed 2^31 bytes or take one copy per "
-                  "batch for more than 64 batches; use the default"};
+                  "has not, and a 16-byte-aligned copy of it would exceed 2^31 bytes; use the default"};
     }
     config = -1;  // the sm80 kernel
   }
@@ -321,7 +325,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
             "config = \"" + args.config +
                 "\" has no narrow-access variant, and this problem needs one (an operand's pointer, leading "
                 "dimension, batch stride or contiguous extent is not a multiple of 16 bytes), and a 16-byte-aligned "
-                "copy of it would exceed 2^31 bytes or take one copy per batch for more than 64 batches; use \"" +
+                "copy of it would exceed 2^31 bytes; use \"" +
                 sm80::kNarrowTileConfig.name + "\" or the default"};
   }
   if (config < 0) config = access == 8 ? choose_config(p, sms) : config_index(sm80::kNarrowTileConfig.name);

@@ -243,6 +243,12 @@ TEST(GemmApi, UnalignedLeadingDimensionsAndPointers) {
   run_case(Case{.m = 100, .n = 50, .k = 64, .a_layout = kCol, .b_layout = kRow, .d_layout = kCol, .beta = 1.0f,
                 .bias = true, .offset = 1},
            13);
+  // D's rows not 16-byte aligned over several tiles (the epilogue's spread element-wise path),
+  // with C aliasing D, and with GELU and a per-row bias (column-major D).
+  run_case(Case{.m = 200, .n = 300, .k = 72, .out = DataType::kBF16, .beta = 0.5f, .pad = 1, .c_is_d = true}, 131);
+  run_case(Case{.m = 260, .n = 135, .k = 40, .d_layout = kCol, .out = DataType::kF16, .alpha = 1.5f, .bias = true,
+                .act = Activation::kGELU, .pad = 5},
+           132);
 }
 
 bool is_sm90_config(std::string const& name) { return name.rfind("sm90_", 0) == 0; }

@@ -81,18 +81,25 @@ TEST(GemmPlan, RowsOfEightOrFourBytesTakeTheWidestCpAsyncTheyAllow) {
   EXPECT_EQ(plan_of(args).access, narrow_access(4));
   args.batch = 2, args.b_batch_stride = 256 * 260 + 2, args.a_batch_stride = 256 * 256, args.d_batch_stride = 256 * 260;
   EXPECT_EQ(plan_of(args).access, narrow_access(2));  // the batch stride too
-  // Large: 8- and 4-byte rows keep their cp.async, 2-byte rows are staged (kStageBelowAccess).
-  EXPECT_EQ(plan_of(packed(4096, 4096, 1030)).access, narrow_access(2));
+  // Large: staged into rows of 32-byte multiples (kStageBelowAccess, kStageRowElements).
+  EXPECT_EQ(plan_of(packed(4096, 4096, 1030)).access, "16B+staged");
+  EXPECT_EQ(plan_of(packed(4096, 4096, 1028)).access, "16B+staged");
   gemm_detail::Choice ch;
   ASSERT_TRUE(gemm_detail::choose(packed(4095, 4097, 1031), kA100, &ch).ok());
   EXPECT_EQ(gemm_detail::describe(ch).access, "16B+staged");
   EXPECT_TRUE(ch.a_staged.on && ch.b_staged.on);
-  EXPECT_EQ(ch.a_staged.ld, 1032);
+  EXPECT_EQ(ch.a_staged.ld, 1040);
   EXPECT_EQ(ch.sm80.access, 8);
+  args = packed(4096, 4096, 1024);
+  args.b_layout = MatrixLayout::kRowMajor, args.ldb = 4100;  // only B: A stays as it is
+  ASSERT_TRUE(gemm_detail::choose(args, kA100, &ch).ok());
+  EXPECT_FALSE(ch.a_staged.on);
+  EXPECT_TRUE(ch.b_staged.on);
+  EXPECT_EQ(ch.b_staged.ld, 4096);  // N = 4096 contiguous
 }
 
 // A forced configuration: the narrow tile runs the operands as they are; any other stages
-// them (it has no narrower access), or is refused where the copy would be too large.
+// them (it has no narrower access), or is refused where the copy would exceed 2^31 bytes.
 TEST(GemmPlan, ForcedConfigurationsAndNarrowOperands) {
   GemmArguments args = packed(4095, 4097, 1031);
   args.config = sm80::kNarrowTileConfig.name;
@@ -105,8 +112,8 @@ TEST(GemmPlan, ForcedConfigurationsAndNarrowOperands) {
     EXPECT_EQ(gemm_detail::describe(ch).access,
               info.name == std::string(sm80::kNarrowTileConfig.name) ? narrow_access(4) : "16B+staged");
   }
-  args = packed(256, 256, 36);
-  args.batch = 65, args.a_batch_stride = 256 * 36 + 4, args.b_batch_stride = 256 * 36, args.d_batch_stride = 256 * 256;
+  args = packed(32768, 64, 16383);  // a copy of A: 3 x 1 GiB
+  args.batch = 3, args.a_batch_stride = 32768LL * 16383, args.b_batch_stride = 0, args.d_batch_stride = 32768 * 64;
   for (auto const& info : sm80::kTileConfigs) {
     if (info.name == std::string(sm80::kNarrowTileConfig.name)) continue;
     args.config = info.name;
