@@ -4,9 +4,9 @@
 // of one row (4 floats, 8 halves): it reads them from shared memory, reads C's run with one
 // 16-byte load when beta != 0, and writes D's run with one 16-byte store. Runs that cross
 // N fall back to element-wise accesses; rows and pointers that are not 16-byte aligned
-// (EpilogueParams::vector_ok is false) to element-wise accesses spread over the row's threads
-// (store_tile). C and D may be the same memory: each element of C is read by the thread that
-// then writes it.
+// (EpilogueParams::vector_ok is false) to element-wise accesses spread over the row's
+// threads (store_tile_unaligned). C and D may be the same memory: each element of C is read by
+// the thread that then writes it.
 #pragma once
 
 #include <cstdint>
@@ -109,6 +109,56 @@ __device__ inline float activate(float x, Activation act) {
   return x;
 }
 
+// store_tile where D or C is not 16-byte aligned (ldd = 4095): element by element, spread so
+// that consecutive lanes store consecutive elements (16 lanes a 32-byte sector for 16-bit D),
+// not one element of each of their runs (a sector per lane): 4095x4096x1024 took 178 us
+// against 102 for 4096^2x1024 before (H100, sm80 kernel, f16 D). A thread's columns are
+// thread % kThreadsPerRow + j * kThreadsPerRow. Not inlined: the sm90 kernels store their
+// tiles in slices with the later slices' accumulators live, at their 168-register cap, and
+// this loop's registers would spill there on every tile.
+template <class Config, class Out, class SmemC>
+__device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c, Out const* bias, std::int64_t ldd,
+                                                  std::int64_t ldc, float alpha, float beta, BiasMode bias_mode,
+                                                  Activation act, RowScatter scatter, int row0, int col0, int rows,
+                                                  int cols) {
+  constexpr int kVec = 16 / int(sizeof(Out));
+  constexpr int kThreadsPerRow = Config::kTileN / kVec;
+  constexpr int kRowsPerPass = Config::kThreads / kThreadsPerRow;
+  const int thread = int(threadIdx.x) % Config::kThreads;
+  auto store_rows = [&](auto simple) {  // simple: beta 0, no bias per row, no activation or ReLU
+    float b[kVec];  // the thread's columns are the same in every row: their bias is loaded once
+    for (int j = 0; j < kVec; ++j) {
+      const int col = thread % kThreadsPerRow + j * kThreadsPerRow;
+      b[j] = bias_mode == BiasMode::kPerColumn && col < cols ? to_float(bias[col0 + col]) : 0.0f;
+    }
+    for (int row = thread / kThreadsPerRow; row < rows; row += kRowsPerPass) {
+      const std::int64_t gm = row0 + row;
+      const std::int64_t row_d = scatter.row_start(gm, ldd) + col0;
+      const std::int64_t row_c = (scatter.cols > 0 ? row_d - col0 : gm * ldc) + col0;  // scattered: C as D
+      float v[kVec];  // read all before the first store: the loads overlap
+      for (int j = 0; j < kVec; ++j) v[j] = sC(row, thread % kThreadsPerRow + j * kThreadsPerRow);
+      for (int j = 0; j < kVec; ++j) {
+        const int col = thread % kThreadsPerRow + j * kThreadsPerRow;
+        float x = alpha * v[j];
+        if constexpr (decltype(simple)::value) {
+          x += b[j];
+          x = act == Activation::kReLU ? fmaxf(x, 0.0f) : x;
+        } else {  // in store_tile's order
+          if (beta != 0.0f && col < cols) x += beta * to_float(c[row_c + col]);
+          x += bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : b[j];
+          x = activate(x, act);
+        }
+        if (col < cols) d[row_d + col] = from_float<Out>(x);
+      }
+    }
+  };
+  if (beta == 0.0f && bias_mode != BiasMode::kPerRow && (act == Activation::kNone || act == Activation::kReLU)) {
+    store_rows(std::true_type{});
+  } else {
+    store_rows(std::false_type{});
+  }
+}
+
 // Stores one (TileM, TileN) tile of fp32 values held in shared memory (sC, SmemLayoutC) as
 // Out, rows [0, rows) and columns [0, cols) of it; (row0, col0) is the tile's origin in D.
 template <class Config, class Out, class SmemC>
@@ -121,13 +171,18 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
                 "epilogue: the threads must cover whole rows of 16-byte runs, and whole passes the tile");
   static_assert(kVec % 4 == 0, "epilogue: a run is whole 16-byte groups of floats in shared memory");
 
-  const int thread = int(threadIdx.x) % Config::kThreads;  // of the threads that store this tile
-  const int col = (thread % kThreadsPerRow) * kVec;          // within the tile
-  if (p.vector_ok && col >= cols) return;
   Out* d = static_cast<Out*>(p.d) + batch * p.d_batch_stride;
   Out const* c = p.beta != 0.0f ? static_cast<Out const*>(p.c) + batch * p.c_batch_stride : nullptr;
   Out const* bias = static_cast<Out const*>(p.bias) + batch * p.bias_batch_stride;
-  const bool full_run = p.vector_ok && col + kVec <= cols;
+  if (!p.vector_ok) {
+    store_tile_unaligned<Config>(sC, d, c, bias, p.ldd, p.ldc, p.alpha, p.beta, p.bias_mode, p.act, p.scatter, row0,
+                                 col0, rows, cols);
+    return;
+  }
+  const int thread = int(threadIdx.x) % Config::kThreads;  // of the threads that store this tile
+  const int col = (thread % kThreadsPerRow) * kVec;          // within the tile
+  if (col >= cols) return;
+  const bool full_run = col + kVec <= cols;
 
   // The common case without a decision per element: no residual, a whole 16-byte run, no bias
   // or one per column (the thread's columns are the same in every row, so it loads its run of
@@ -159,49 +214,37 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
     return;
   }
 
-  // Element by element where needed. With 16-byte rows a thread keeps its run (the elements
-  // past N of a row's last run). Without (D or C not 16-byte aligned: ldd = 4095), its j-th
-  // element is column (thread % kThreadsPerRow) + j * kThreadsPerRow, so that consecutive
-  // lanes store consecutive elements (16 lanes a 32-byte sector for 16-bit D), not one element
-  // of each of their runs (a sector per lane): 4095x4096x1024 took 178 us against 102 for
-  // 4096^2x1024 before (H100, sm80 kernel, f16 D).
-  const bool spread = !p.vector_ok;
-  auto column = [&](int j) { return spread ? thread % kThreadsPerRow + j * kThreadsPerRow : col + j; };
+  // Element by element where needed: a residual, a bias per row, GELU, or the run that crosses N.
   for (int row = thread / kThreadsPerRow; row < rows; row += kRowsPerPass) {
     float v[kVec];
-    if (spread) {
-      for (int j = 0; j < kVec; ++j) v[j] = sC(row, column(j));
-    } else {
-      for (int j = 0; j < kVec; j += 4) {  // 16-byte groups: contiguous under the swizzle
-        const float4 q = *reinterpret_cast<float4 const*>(&sC(row, col + j));
-        v[j] = q.x, v[j + 1] = q.y, v[j + 2] = q.z, v[j + 3] = q.w;
-      }
+    for (int j = 0; j < kVec; j += 4) {  // 16-byte groups: contiguous under the swizzle
+      const float4 q = *reinterpret_cast<float4 const*>(&sC(row, col + j));
+      v[j] = q.x, v[j + 1] = q.y, v[j + 2] = q.z, v[j + 3] = q.w;
     }
     const std::int64_t gm = row0 + row;
-    const std::int64_t row_d = p.scatter.row_start(gm, p.ldd) + col0;
-    const std::int64_t row_c = (p.scatter.cols > 0 ? row_d - col0 : gm * p.ldc) + col0;  // scattered: C as D
+    const int gn = col0 + col;
+    const std::int64_t row_d = p.scatter.row_start(gm, p.ldd);
+    const std::int64_t row_c = p.scatter.cols > 0 ? row_d : gm * p.ldc;  // scattered: C is laid out as D
     alignas(16) Out cv[kVec];
     if (p.beta != 0.0f) {
       if (full_run) {
-        *reinterpret_cast<uint4*>(cv) = *reinterpret_cast<uint4 const*>(c + row_c + col);
+        *reinterpret_cast<uint4*>(cv) = *reinterpret_cast<uint4 const*>(c + row_c + gn);
       } else {
-        for (int j = 0; j < kVec; ++j) cv[j] = column(j) < cols ? c[row_c + column(j)] : Out{};
+        for (int j = 0; j < kVec; ++j) cv[j] = col + j < cols ? c[row_c + gn + j] : Out{};
       }
     }
     alignas(16) Out out[kVec];
     for (int j = 0; j < kVec; ++j) {
       float x = p.alpha * v[j];
       if (p.beta != 0.0f) x += p.beta * to_float(cv[j]);
-      if (p.bias_mode == BiasMode::kPerColumn && column(j) < cols) x += to_float(bias[col0 + column(j)]);
+      if (p.bias_mode == BiasMode::kPerColumn && col + j < cols) x += to_float(bias[gn + j]);
       if (p.bias_mode == BiasMode::kPerRow) x += to_float(bias[gm]);
       out[j] = from_float<Out>(activate(x, p.act));
     }
     if (full_run) {
-      *reinterpret_cast<uint4*>(d + row_d + col) = *reinterpret_cast<uint4 const*>(out);
+      *reinterpret_cast<uint4*>(d + row_d + gn) = *reinterpret_cast<uint4 const*>(out);
     } else {
-      for (int j = 0; j < kVec; ++j) {
-        if (column(j) < cols) d[row_d + column(j)] = out[j];
-      }
+      for (int j = 0; j < kVec && col + j < cols; ++j) d[row_d + gn + j] = out[j];
     }
   }
 }
