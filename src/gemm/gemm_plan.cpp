@@ -203,9 +203,13 @@ bool plan_staging(OperandView const& v, KernelProblem const& p, StagedOperand* o
   s.contiguous = v.major == Major::kK ? p.k : v.mn;
   s.strided = v.major == Major::kK ? v.mn : p.k;
   s.ld = (std::int64_t(s.contiguous) + kStageRowElements - 1) / kStageRowElements * kStageRowElements;
-  s.batch_stride = s.ld * s.strided;
   s.batches = p.batch > 1 && v.batch_stride != 0 ? p.batch : 1;
-  if (s.bytes() > kStageMaxBytes) return false;
+  // batches * ld * strided * 2 bytes, compared without overflow (an empty problem, M = 0, is
+  // valid with any K, N and batch count, and plan() plans it).
+  constexpr std::int64_t kMaxElements = kStageMaxBytes / 2;
+  if (s.strided > 0 && s.ld > kMaxElements / s.strided) return false;
+  s.batch_stride = s.ld * s.strided;
+  if (s.batch_stride > 0 && s.batches > kMaxElements / s.batch_stride) return false;
   *out = s;
   return true;
 }

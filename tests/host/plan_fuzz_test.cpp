@@ -427,5 +427,25 @@ TEST(PlanSplit, EmptyGemmIsNotSplit) {
   }
 }
 
+// An empty GEMM (M = 0) is valid with any K and N, any leading dimension and 65535 batches,
+// and a forced configuration plans staged copies of its operands: their size is compared
+// without overflowing (fuzz_argument_validators found 65535 batches of 2^62 elements,
+// 2026-11-25; this binary runs under UBSan).
+TEST(PlanGemm, EmptyProblemWithHugeOperandsIsPlannedWithoutOverflow) {
+  GemmArguments g;
+  g.m = 0, g.n = 2104623227, g.k = 2147483647, g.batch = 65535;
+  g.d_layout = MatrixLayout::kColumnMajor;
+  g.lda = 65535, g.ldb = -1913466889977069568LL, g.ldd = 0;
+  g.a_batch_stride = 1, g.b_batch_stride = 1, g.d_batch_stride = std::int64_t(1) << 62;
+  for (auto const& info : sm80::kTileConfigs) {
+    g.config = info.name;
+    ASSERT_TRUE(validate(g).ok()) << info.name;
+    gemm_detail::Choice ch;
+    const Status s = gemm_detail::choose(g, DeviceInfo{108, 8, 0, false, false, true, 163 * 1024}, &ch);
+    EXPECT_TRUE(s.ok() || s.code() == StatusCode::kNotSupported) << info.name << ": " << s.message();
+    if (s.ok()) EXPECT_LE(ch.a_staged.bytes() + ch.b_staged.bytes(), std::int64_t(1) << 32) << info.name;
+  }
+}
+
 }  // namespace
 }  // namespace tessel
