@@ -227,7 +227,8 @@ def main(argv=None):
         name = short_name(r["name"])
         name = name if len(name) <= args.width else name[:args.width - 3] + "..."
         print(f"{name:<{args.width}} " + " ".join(f"{r[h]:>8}" for h in header))
-    print("instructions and spills: the whole kernel; loop and the rest: its innermost loop that issues an MMA")
+    print("instructions, spills (STL/LDL instructions): the whole kernel; loop and the rest: its innermost "
+          "loop that issues an MMA, with its blocks moved out of line")
     return 0
 
 
