@@ -52,9 +52,8 @@ enum class GemmKernel { kSm80, kSm90Tma };
 // batch stride that is not a multiple of 16 bytes: K = 700 in a packed row-major A) can first
 // be copied into a workspace with 16-byte rows: (batches, strided, ld) with ld the contiguous
 // extent rounded up to 16 elements (32 bytes: gemm_plan.cpp's kStageRowElements), zeros past
-// it (runtime/pad_rows.hpp); the kernel reads the
-// copy (the TMA engine up to the extent; the sm80 kernel in whole 16-byte vectors, its last
-// one of a row reading the zeros).
+// it (runtime/pad_rows.hpp); the kernel reads the copy (the TMA engine up to the extent; the
+// sm80 kernel in whole 16-byte vectors, its last one of a row reading the zeros).
 struct StagedOperand {
   bool on = false;
   std::int64_t ld = 0, batch_stride = 0;  // of the copy

@@ -4,10 +4,10 @@
 How a mainloop compares with another one (tessel's against CUTLASS's, before against after
 a change) is a question of what it issues per K tile: the MMAs, the shared-memory loads that
 feed them, the copies, and everything else (address and predicate arithmetic, descriptors,
-barriers). This tool finds, in every kernel of a cuobjdump listing, the shortest loop (a
+barriers). This tool finds, in every kernel of a cuobjdump listing, the innermost loop (a
 backward branch and its target) that contains an MMA, with the blocks the compiler moved out
-of line (a predicated copy), and counts its instructions by kind.
-Spills (STL/LDL) are counted in the loop and in the whole kernel.
+of line (a predicated copy), and counts its instructions by kind. Spill instructions
+(STL/LDL) are counted in the loop and in the whole kernel.
 
     cuobjdump -sass libtessel.so > tessel.sass        # or an object file, or a cubin
     tools/sass/sass_loops.py tessel.sass --kernel gemm_kernel_sm80
