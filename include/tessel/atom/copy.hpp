@@ -54,9 +54,9 @@ TESSEL_HOST_DEVICE void copy(CopyAtom<Op, T> const&, STensor const& src, DTensor
   constexpr int kAtomV = CopyAtom<Op, T>::kNumValues;
   auto s = detail::group_atom_values<kAtomV>(src);  // (AtomV, Rest)
   auto d = detail::group_atom_values<kAtomV>(dst);
-  for (int i = 0; i < int(size<1>(s)); ++i) {
-    detail::call_copy_op<Op>(s(make_coord(0, i)), d(make_coord(0, i)));
-  }
+  for_each_index(size<1>(s), [&](auto i) {
+    detail::call_copy_op<Op>(s(make_coord(C<0>{}, i)), d(make_coord(C<0>{}, i)));
+  });
 }
 
 template <class Atom, class LayoutTV, class Tiler, class STensor, class DTensor>
@@ -74,10 +74,10 @@ TESSEL_HOST_DEVICE void copy_if(CopyAtom<Op, T> const&, Pred&& pred, STensor con
   constexpr int kAtomV = CopyAtom<Op, T>::kNumValues;
   auto s = detail::group_atom_values<kAtomV>(src);  // (AtomV, Rest)
   auto d = detail::group_atom_values<kAtomV>(dst);
-  for (int i = 0; i < int(size<1>(s)); ++i) {
-    bool on = pred(i);
-    detail::call_copy_op_if<Op>(on ? &s(make_coord(0, i)) : valid, d(make_coord(0, i)), on);
-  }
+  for_each_index(size<1>(s), [&](auto i) {
+    bool on = pred(int(i));
+    detail::call_copy_op_if<Op>(on ? &s(make_coord(C<0>{}, i)) : valid, d(make_coord(C<0>{}, i)), on);
+  });
 }
 template <class Atom, class LayoutTV, class Tiler, class Pred, class STensor, class DTensor, class T>
 TESSEL_HOST_DEVICE void copy_if(TiledCopy<Atom, LayoutTV, Tiler> const&, Pred&& pred, STensor const& src,

@@ -274,7 +274,7 @@ __device__ void epilogue_sm80(ThrMma const& thr_mma, Frag const& tCrD, unsigned 
                               int batch, int row0, int col0, int rows, int cols) {
   auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(smem)), typename Config::SmemLayoutC{});  // (BLK_M,BLK_N)
   auto tCsC = thr_mma.partition_C(sC);  // (MMA,MMA_M,MMA_N)
-  for (int i = 0; i < int(size(tCrD)); ++i) tCsC[i] = tCrD[i];
+  copy(tCrD, tCsC);
   __syncthreads();
   epilogue_store<Config>(smem, p, batch, row0, col0, rows, cols);
 }

@@ -8,6 +8,23 @@
 
 namespace tessel {
 
+// A swizzle moves bits below its period only: swizzle(x + h) == swizzle(x) + h for every
+// multiple h of the period. split_under_swizzle<Outer>(off) -> (rest, h): a static offset's
+// largest such multiple h, which may leave the swizzle (into a pointer, or an address's
+// immediate), and the rest, which stays under it. A dynamic offset, or an outer function that
+// is not a swizzle, stays whole: (off, 0). This is what keeps a swizzled partition cheap: a
+// thread's fragments at static coordinates share one swizzled base per distinct rest.
+template <class Outer, class Off>
+TESSEL_HOST_DEVICE constexpr auto split_under_swizzle(Off const& off) {
+  if constexpr (is_swizzle_v<Outer> && is_constant<Off>::value) {
+    constexpr long long v = Off::value, period = Outer::period;
+    constexpr long long h = (v >= 0 ? v / period : -((-v + period - 1) / period)) * period;
+    return make_tuple(C<static_cast<decltype(Off::value)>(v - h)>{}, C<static_cast<decltype(Off::value)>(h)>{});
+  } else {
+    return make_tuple(off, C<0>{});
+  }
+}
+
 template <class Outer, class Offset, class Inner>
 struct ComposedLayout {
   Outer outer_;
@@ -29,7 +46,8 @@ struct ComposedLayout {
       return ComposedLayout<Outer, decltype(offset_ + off), decltype(sub)>{outer_, offset_ + off,
                                                                          sub};
     } else {
-      return outer_(offset_ + inner_(c));
+      auto parts = split_under_swizzle<Outer>(inner_(c));
+      return outer_(offset_ + get<0>(parts)) + get<1>(parts);
     }
   }
   template <class C0, class C1, class... Cs>

@@ -1,13 +1,31 @@
 // Element-wise algorithms over tensors of the same size (1-D index order).
 #pragma once
 
+#include <utility>
+
 #include "tensor.hpp"
 
 namespace tessel {
 
+// f(C<0>{}), f(C<1>{}), ..., f(C<N-1>{}) where N is static; a loop over ints otherwise. Static
+// indices keep a register fragment's index static however long it is (a run-time index into
+// 128 accumulators puts them in local memory), and keep each element's offset static, so a
+// swizzled layout moves its whole periods out of the swizzle (split_under_swizzle) into the
+// address's immediate instead of swizzling every address at run time.
+template <class N, class F>
+TESSEL_HOST_DEVICE constexpr void for_each_index(N n, F&& f) {
+  if constexpr (is_constant<N>::value) {
+    [&]<int... Is>(std::integer_sequence<int, Is...>) {
+      (f(C<Is>{}), ...);
+    }(std::make_integer_sequence<int, int(N::value)>{});
+  } else {
+    for (int i = 0; i < int(n); ++i) f(i);
+  }
+}
+
 template <class E, class L, class V>
 TESSEL_HOST_DEVICE constexpr void fill(Tensor<E, L>&& t, V const& v) {
-  for (int i = 0; i < int(size(t)); ++i) t[i] = v;
+  for_each_index(size(t), [&](auto i) { t[i] = v; });
 }
 template <class E, class L, class V>
 TESSEL_HOST_DEVICE constexpr void fill(Tensor<E, L>& t, V const& v) {
@@ -28,7 +46,7 @@ TESSEL_HOST_DEVICE constexpr void copy(SrcTensor const& src, DstTensor&& dst) {
     static_assert(decltype(size(src))::value == decltype(size(dst))::value,
                   "copy: source and destination differ in size");
   }
-  for (int i = 0; i < int(size(dst)); ++i) dst[i] = src[i];
+  for_each_index(size(dst), [&](auto i) { dst[i] = src[i]; });
 }
 
 // dst[i] = src[i] where pred[i]; a predicate tensor of bools with the same size, e.g. built
@@ -36,9 +54,9 @@ TESSEL_HOST_DEVICE constexpr void copy(SrcTensor const& src, DstTensor&& dst) {
 template <class PredTensor, class SrcTensor, class DstTensor>
 TESSEL_HOST_DEVICE constexpr void copy_if(PredTensor const& pred, SrcTensor const& src,
                                           DstTensor&& dst) {
-  for (int i = 0; i < int(size(dst)); ++i) {
+  for_each_index(size(dst), [&](auto i) {
     if (pred[i]) dst[i] = src[i];
-  }
+  });
 }
 
 }  // namespace tessel

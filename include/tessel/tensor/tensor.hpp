@@ -70,9 +70,14 @@ struct Tensor {
       auto so = slice_and_offset(c, self.layout_);
       using Sub = std::remove_cvref_t<decltype(get<0>(so))>;
       return Tensor<decltype(self.engine_.view(0)), Sub>{self.engine_.view(get<1>(so)), get<0>(so)};
-    } else {  // composed (swizzled): the offset stays inside the layout, under the swizzle
-      auto sub = self.layout_(c);
-      return Tensor<decltype(self.engine_.view(0)), decltype(sub)>{self.engine_.view(0), sub};
+    } else {  // composed (swizzled): the offset stays under the swizzle, but for whole periods
+      auto so = slice_and_offset(c, self.layout_.inner());
+      using Outer = std::remove_cvref_t<decltype(self.layout_.outer())>;
+      auto parts = split_under_swizzle<Outer>(get<1>(so));
+      auto offset = self.layout_.offset() + get<0>(parts);
+      using Sub = ComposedLayout<Outer, decltype(offset), std::remove_cvref_t<decltype(get<0>(so))>>;
+      return Tensor<decltype(self.engine_.view(0)), Sub>{self.engine_.view(get<1>(parts)),
+                                                         Sub{self.layout_.outer(), offset, get<0>(so)}};
     }
   }
 };
