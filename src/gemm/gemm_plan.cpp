@@ -59,14 +59,18 @@ int index_in(Table const& table, std::string const& name) {
 int config_index(std::string const& name) { return index_in(sm80::kTileConfigs, name); }
 int tma_config_index(std::string const& name) { return index_in(sm90::kTmaTileConfigs, name); }
 
-// The heuristic, from tessel-prof sweeps on an H100 (docs/PERFORMANCE.md, 2026-11-23):
-// 128x128x32 with 4 stages was fastest or tied (within 1%) on every large shape measured,
-// 8192^3 and 4096x14336x4096 included, and on the memory-bound 81920x256x256; the large
-// 128x256x64 tile tied at 8192^3 and lost elsewhere, so it is left to the override. When
-// 128x128 tiles would leave SMs idle, the 64x128 tile gives more blocks.
-int choose_config(KernelProblem const& p, int sms) {
+// The heuristic, from tessel-prof sweeps on an H100 (docs/PERFORMANCE.md, 2026-11-26): since
+// the 8-warp 128x256x64 tile's K loop lost its spills and its run-time swizzle arithmetic, it
+// is the fastest wherever its tiles fill at least half the SMs (4096^3 329 us against 369 on
+// 128x128x32, 2048^3's 128 tiles 44 against 48). Below that, the 64x128 tile, for four times
+// the blocks. 128x128x32 (4 stages, 64 KiB) serves where 128x256x64's three
+// stages, 144 KiB of shared memory, do not fit: sm_86 and sm_89 give a block 99 KiB.
+int choose_config(KernelProblem const& p, DeviceInfo const& device) {
   if (sm80::kNumTileConfigs == 1) return 0;
-  const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
+  const std::int64_t rows = ceil_div((long long)p.m, 128) * p.batch;
+  const std::int64_t tiles_128x256 = rows * ceil_div((long long)p.n, 256), tiles_128x128 = rows * ceil_div((long long)p.n, 128);
+  const int large = config_index("128x256x64_s3_w2x4"), sms = device.sms;
+  if (2 * tiles_128x256 >= sms && sm80::kTileConfigs[large].smem_bytes() <= device.smem_per_block) return large;
   return config_index(tiles_128x128 < sms ? "64x128x32_s4_w2x2" : "128x128x32_s4_w2x2");
 }
 
@@ -332,7 +336,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
                 "copy of it would exceed 2^31 bytes; use \"" +
                 sm80::kNarrowTileConfig.name + "\" or the default"};
   }
-  if (config < 0) config = access == 8 ? choose_config(p, sms) : config_index(sm80::kNarrowTileConfig.name);
+  if (config < 0) config = access == 8 ? choose_config(p, device) : config_index(sm80::kNarrowTileConfig.name);
   auto const& c = sm80::kTileConfigs[config];
   const bool interior = access == 8 && p.m % c.tile_m == 0 && p.n % c.tile_n == 0 && p.k % c.tile_k == 0;
   *out = {p, GemmKernel::kSm80, {config, !interior, access}, {}, a_staged, b_staged, 1, 1};

@@ -185,6 +185,26 @@ TEST(GemmPlan, ConfigurationsNeedingMoreSharedMemoryThanTheDeviceAreRefused) {
   }
 }
 
+// The sm80 heuristic (gemm_plan.cpp's choose_config): 128x256 where its tiles fill at least
+// half the SMs and the device gives a block its 144 KiB, else 128x128 while those tiles fill
+// the SMs (where 128x256 fits, they never do then), else 64x128. On an A100's 108 SMs: 1536^3 is 72 tiles of 128x256 (>= 54), 1024^3
+// 32 (and 64 of 128x128 < 108).
+TEST(GemmPlan, TheTileFollowsHowManyTilesFillTheSms) {
+  if (sm80::kNumTileConfigs == 1) GTEST_SKIP() << "this build compiles one tile configuration (lean)";
+  EXPECT_EQ(plan_of(packed(8192, 8192, 8192)).config, "128x256x64_s3_w2x4");
+  EXPECT_EQ(plan_of(packed(1536, 1536, 1536)).config, "128x256x64_s3_w2x4");
+  EXPECT_EQ(plan_of(packed(4095, 4097, 1031)).config, "128x256x64_s3_w2x4");  // staged: 16-byte rows
+  EXPECT_EQ(plan_of(packed(1024, 1024, 1024)).config, "64x128x32_s4_w2x2");
+  EXPECT_EQ(plan_of(packed(1408, 1280, 1024)).config, "128x256x64_s3_w2x4");  // 11 x 5 = 55 tiles of 128x256
+  EXPECT_EQ(plan_of(packed(1280, 1280, 1024)).config, "64x128x32_s4_w2x2");   // 50, and 100 of 128x128
+  GemmArguments batched = packed(512, 512, 512);
+  batched.batch = 14, batched.a_batch_stride = batched.b_batch_stride = batched.d_batch_stride = 512 * 512;
+  EXPECT_EQ(plan_of(batched).config, "128x256x64_s3_w2x4");  // 14 batches x 4 x 2 tiles
+  // 99 KiB a block: the 128x256 tile does not fit.
+  EXPECT_EQ(plan_of(packed(8192, 8192, 8192), kRtx4090).config, "128x128x32_s4_w2x2");
+  EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kRtx4090).config, "64x128x32_s4_w2x2");
+}
+
 TEST(GemmPlan, NullOutIsAnInvalidArgument) {
   EXPECT_EQ(plan(packed(64, 64, 64), nullptr).code(), StatusCode::kInvalidArgument);
 }
