@@ -59,19 +59,34 @@ int index_in(Table const& table, std::string const& name) {
 int config_index(std::string const& name) { return index_in(sm80::kTileConfigs, name); }
 int tma_config_index(std::string const& name) { return index_in(sm90::kTmaTileConfigs, name); }
 
-// The heuristic, from tessel-prof sweeps on an H100 (docs/PERFORMANCE.md, 2026-11-26): since
-// the 8-warp 128x256x64 tile's K loop lost its spills and its run-time swizzle arithmetic, it
-// is the fastest wherever its tiles fill at least half the SMs (4096^3 329 us against 369 on
-// 128x128x32, 2048^3's 128 tiles 44 against 48). Below that, the 64x128 tile, for four times
-// the blocks. 128x128x32 (4 stages, 64 KiB) serves where 128x256x64's three
-// stages, 144 KiB of shared memory, do not fit: sm_86 and sm_89 give a block 99 KiB.
+// The heuristic: the fewest waves of tiles, each wave weighed by what one tile of the
+// configuration costs, measured on an H100 with f16 out (docs/PERFORMANCE.md, 2026-11-26):
+// a 128x256x64 tile takes 1.78 times as long as a 128x128x32 one (twice the work: its 8-warp K
+// loop is the faster, 4096^3 329 us against 370), a 64x128x32 tile 0.63 times. Blocks of
+// equal tiles run in waves of one block per SM, so a last wave with few tiles costs a whole
+// one: 3072^3 is 2.2 waves of 128x256 (3 x 1.78 = 5.3) or 4.4 of 128x128 (5): 171 us against
+// 175 measured; 2048^3 is one wave of 128x256 (1.78) or two of 128x128: 44 against 48; 1024^3
+// one of 128x128 or one of 64x128 (0.63): 14 against 16. Ties go to the earlier row. A
+// configuration whose shared memory exceeds the device's (128x256x64's 144 KiB on sm_86 and
+// sm_89, 99 KiB a block) is not a candidate.
 int choose_config(KernelProblem const& p, DeviceInfo const& device) {
-  if (sm80::kNumTileConfigs == 1) return 0;
-  const std::int64_t rows = ceil_div((long long)p.m, 128) * p.batch;
-  const std::int64_t tiles_128x256 = rows * ceil_div((long long)p.n, 256), tiles_128x128 = rows * ceil_div((long long)p.n, 128);
-  const int large = config_index("128x256x64_s3_w2x4"), sms = device.sms;
-  if (2 * tiles_128x256 >= sms && sm80::kTileConfigs[large].smem_bytes() <= device.smem_per_block) return large;
-  return config_index(tiles_128x128 < sms ? "64x128x32_s4_w2x2" : "128x128x32_s4_w2x2");
+  struct Candidate {
+    char const* name;
+    int cost;  // one tile, in hundredths of a 128x128x32 tile
+  };
+  static constexpr Candidate kCandidates[] = {
+      {"128x128x32_s4_w2x2", 100}, {"128x256x64_s3_w2x4", 178}, {"64x128x32_s4_w2x2", 63}};
+  int best = 0;  // the lean build's one configuration
+  std::int64_t best_cost = -1;
+  for (auto const& c : kCandidates) {
+    const int i = config_index(c.name);
+    if (i < 0 || sm80::kTileConfigs[i].smem_bytes() > device.smem_per_block) continue;
+    auto const& t = sm80::kTileConfigs[i];
+    const long long tiles = ceil_div((long long)p.m, t.tile_m) * ceil_div((long long)p.n, t.tile_n) * p.batch;
+    const std::int64_t cost = std::max(1LL, ceil_div(tiles, (long long)device.sms)) * c.cost;
+    if (best_cost < 0 || cost < best_cost) best = i, best_cost = cost;
+  }
+  return best;
 }
 
 std::string config_list() {

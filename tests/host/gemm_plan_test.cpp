@@ -185,24 +185,32 @@ TEST(GemmPlan, ConfigurationsNeedingMoreSharedMemoryThanTheDeviceAreRefused) {
   }
 }
 
-// The sm80 heuristic (gemm_plan.cpp's choose_config): 128x256 where its tiles fill at least
-// half the SMs and the device gives a block its 144 KiB, else 128x128 while those tiles fill
-// the SMs (where 128x256 fits, they never do then), else 64x128. On an A100's 108 SMs: 1536^3 is 72 tiles of 128x256 (>= 54), 1024^3
-// 32 (and 64 of 128x128 < 108).
-TEST(GemmPlan, TheTileFollowsHowManyTilesFillTheSms) {
+// The sm80 heuristic (gemm_plan.cpp's choose_config): the fewest waves of tiles (one block
+// per SM), each weighed by its tile's cost: 128x128x32 1, 128x256x64 1.78, 64x128x32 0.63.
+TEST(GemmPlan, TheTileCostsTheFewestWeighedWaves) {
   if (sm80::kNumTileConfigs == 1) GTEST_SKIP() << "this build compiles one tile configuration (lean)";
-  EXPECT_EQ(plan_of(packed(8192, 8192, 8192)).config, "128x256x64_s3_w2x4");
-  EXPECT_EQ(plan_of(packed(1536, 1536, 1536)).config, "128x256x64_s3_w2x4");
-  EXPECT_EQ(plan_of(packed(4095, 4097, 1031)).config, "128x256x64_s3_w2x4");  // staged: 16-byte rows
-  EXPECT_EQ(plan_of(packed(1024, 1024, 1024)).config, "64x128x32_s4_w2x2");
-  EXPECT_EQ(plan_of(packed(1408, 1280, 1024)).config, "128x256x64_s3_w2x4");  // 11 x 5 = 55 tiles of 128x256
-  EXPECT_EQ(plan_of(packed(1280, 1280, 1024)).config, "64x128x32_s4_w2x2");   // 50, and 100 of 128x128
+  DeviceInfo h100 = kH100;  // as with TESSEL_DISABLE_SM90=1: 132 SMs
+  h100.sm90_kernels = false;
+  auto config = [&](GemmArguments const& args, DeviceInfo const& device) { return plan_of(args, device).config; };
+  // 4096^3: 512 tiles of 128x256 in 4 waves (7.12) against 1024 of 128x128 in 8.
+  EXPECT_EQ(config(packed(4096, 4096, 4096), h100), "128x256x64_s3_w2x4");
+  // 2048^3: one wave of 128 tiles of 128x256 (1.78) against two of 128x128.
+  EXPECT_EQ(config(packed(2048, 2048, 2048), h100), "128x256x64_s3_w2x4");
+  // 3072^3: 288 tiles of 128x256 in 3 waves (5.34) against 576 of 128x128 in 5.
+  EXPECT_EQ(config(packed(3072, 3072, 3072), h100), "128x128x32_s4_w2x2");
+  // 1024^3: one wave of 64 tiles of 128x128 (1) against one of 128 of 64x128 (0.63).
+  EXPECT_EQ(config(packed(1024, 1024, 1024), h100), "64x128x32_s4_w2x2");
+  // On an A100's 108 SMs the 128 tiles of 64x128 take two waves (1.26): 128x128.
+  EXPECT_EQ(config(packed(1024, 1024, 1024), kA100), "128x128x32_s4_w2x2");
+  // Batches count: 17 x 16 tiles of 128x128 in 3 waves against 17 x 8 of 128x256 in 2 (3.56)
+  // and 17 x 32 of 64x128 in 5 (3.15).
   GemmArguments batched = packed(512, 512, 512);
-  batched.batch = 14, batched.a_batch_stride = batched.b_batch_stride = batched.d_batch_stride = 512 * 512;
-  EXPECT_EQ(plan_of(batched).config, "128x256x64_s3_w2x4");  // 14 batches x 4 x 2 tiles
-  // 99 KiB a block: the 128x256 tile does not fit.
-  EXPECT_EQ(plan_of(packed(8192, 8192, 8192), kRtx4090).config, "128x128x32_s4_w2x2");
-  EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kRtx4090).config, "64x128x32_s4_w2x2");
+  batched.batch = 17, batched.a_batch_stride = batched.b_batch_stride = batched.d_batch_stride = 512 * 512;
+  EXPECT_EQ(config(batched, h100), "128x128x32_s4_w2x2");
+  batched.batch = 16;  // 256 tiles of 128x128 in 2 waves against 128 of 128x256 in 1
+  EXPECT_EQ(config(batched, h100), "128x256x64_s3_w2x4");
+  // 99 KiB a block: the 128x256 tile (144 KiB) is no candidate.
+  EXPECT_EQ(config(packed(4096, 4096, 4096), kRtx4090), "128x128x32_s4_w2x2");
 }
 
 TEST(GemmPlan, NullOutIsAnInvalidArgument) {

@@ -143,5 +143,63 @@ TEST(Tensor, SwizzledSharedMemoryTensors) {
   EXPECT_EQ(tiles(make_coord(make_coord(1, 0), make_coord(0, 2))), 116);
 }
 
+// A static offset's whole swizzle periods leave the swizzle: swizzle(x + h) == swizzle(x) + h.
+TEST(Tensor, WholeSwizzlePeriodsLeaveTheSwizzle) {
+  using Sw = Swizzle<3, 3, 3>;  // period 512
+  static_assert(Sw::period == 512);
+  auto check = [](auto off) {
+    auto parts = split_under_swizzle<Sw>(off);
+    auto rest = get<0>(parts);
+    auto h = get<1>(parts);
+    static_assert(is_constant<decltype(rest)>::value && is_constant<decltype(h)>::value);
+    EXPECT_EQ(rest + h, off);
+    EXPECT_EQ(h % Sw::period, 0);
+    EXPECT_TRUE(0 <= rest && rest < Sw::period) << rest;
+    for (long long x = 0; x < 2 * Sw::period; ++x) EXPECT_EQ(Sw{}(x + h), Sw{}(x) + h);
+  };
+  check(C<0>{}), check(C<511>{}), check(C<512>{}), check(C<1000>{}), check(C<4097>{}), check(C<-5>{});
+  auto dynamic = split_under_swizzle<Sw>(1000);  // a run-time offset stays whole
+  EXPECT_EQ(get<0>(dynamic), 1000);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(get<1>(dynamic))>, C<0>>);
+  auto plain = split_under_swizzle<Layout<Shape<_8>, Stride<_1>>>(C<1000>{});  // not a swizzle
+  EXPECT_EQ(get<0>(plain), 1000);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(get<1>(plain))>, C<0>>);
+}
+
+// Slices of a swizzled tensor at static coordinates move whole periods into the pointer and
+// read the same elements as the whole tensor.
+TEST(Tensor, SwizzledSlicesAtStaticCoordinatesMoveThePointer) {
+  std::vector<int> smem(32 * 64);  // 4 periods of Swizzle<3,3,3>
+  auto s = make_tensor(make_smem_ptr(smem.data()),
+                       composition(Swizzle<3, 3, 3>{}, make_layout(make_shape(Int<32>{}, Int<64>{}), LayoutRight{})));
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 64; ++c) s(r, c) = r * 100 + c;
+  auto row = s(Int<9>{}, _);  // offset 576: one period (512) leaves, 64 stays under the swizzle
+  EXPECT_EQ(row.data().get(), smem.data() + 512);
+  for (int c = 0; c < 64; ++c) EXPECT_EQ(row(c), 900 + c);
+  auto dyn = s(9, _);  // a run-time row: the offset stays whole
+  EXPECT_EQ(dyn.data().get(), smem.data());
+  for (int c = 0; c < 64; ++c) EXPECT_EQ(dyn(c), 900 + c);
+  EXPECT_EQ(s(Int<31>{}, Int<63>{}), 3163);
+}
+
+// for_each_index: static indices (C<i>) in order for a static count, ints otherwise.
+TEST(Tensor, ForEachIndexGivesStaticIndicesForAStaticCount) {
+  std::vector<int> seen;
+  for_each_index(Int<4>{}, [&](auto i) {
+    static_assert(is_constant<decltype(i)>::value);
+    seen.push_back(int(i));
+  });
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3}));
+  seen.clear();
+  for_each_index(3, [&](auto i) {
+    static_assert(std::is_same_v<decltype(i), int>);
+    seen.push_back(i);
+  });
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2}));
+  for_each_index(0, [&](auto) { ADD_FAILURE() << "called for a count of 0"; });
+  for_each_index(Int<0>{}, [&](auto) { ADD_FAILURE() << "called for a count of 0"; });
+}
+
 }  // namespace
 }  // namespace tessel
