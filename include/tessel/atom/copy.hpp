@@ -48,41 +48,54 @@ TESSEL_HOST_DEVICE void call_copy_op_if(S const* src, D& dst, bool pred) {
 }
 }  // namespace detail
 
+// A share of a thread's atoms: those whose index i (in the order of (rest of CPY_V, CPY_M,
+// CPY_N, ...)) has i % Parts == Part. A K loop issues one share of a tile's copies per
+// k-slice (kernel_sm80.hpp), instead of all of them at once; AllAtoms is the whole.
+template <int Part, int Parts>
+struct AtomShare {
+  static_assert(0 <= Part && Part < Parts, "AtomShare: Part must lie in [0, Parts)");
+  TESSEL_HOST_DEVICE static constexpr bool has(int i) { return i % Parts == Part; }
+};
+using AllAtoms = AtomShare<0, 1>;
+
 // One thread's copy: src and dst are its partitions (CPY_V, CPY_M, CPY_N, ...).
-template <class Op, class T, class STensor, class DTensor>
-TESSEL_HOST_DEVICE void copy(CopyAtom<Op, T> const&, STensor const& src, DTensor&& dst) {
+template <class Op, class T, class STensor, class DTensor, class Share = AllAtoms>
+TESSEL_HOST_DEVICE void copy(CopyAtom<Op, T> const&, STensor const& src, DTensor&& dst, Share = {}) {
   constexpr int kAtomV = CopyAtom<Op, T>::kNumValues;
   auto s = detail::group_atom_values<kAtomV>(src);  // (AtomV, Rest)
   auto d = detail::group_atom_values<kAtomV>(dst);
   for_each_index(size<1>(s), [&](auto i) {
-    detail::call_copy_op<Op>(s(make_coord(C<0>{}, i)), d(make_coord(C<0>{}, i)));
+    if (Share::has(int(i))) detail::call_copy_op<Op>(s(make_coord(C<0>{}, i)), d(make_coord(C<0>{}, i)));
   });
 }
 
-template <class Atom, class LayoutTV, class Tiler, class STensor, class DTensor>
-TESSEL_HOST_DEVICE void copy(TiledCopy<Atom, LayoutTV, Tiler> const&, STensor const& src, DTensor&& dst) {
-  copy(Atom{}, src, dst);
+template <class Atom, class LayoutTV, class Tiler, class STensor, class DTensor, class Share = AllAtoms>
+TESSEL_HOST_DEVICE void copy(TiledCopy<Atom, LayoutTV, Tiler> const&, STensor const& src, DTensor&& dst,
+                             Share share = {}) {
+  copy(Atom{}, src, dst, share);
 }
 
 // The same with a predicate per atom, for ops that take one (the _ZFILL forms of cp.async:
 // false writes zeros and reads nothing). pred(i) decides the i-th atom of the partition, in
 // the order of (rest of CPY_V, CPY_M, CPY_N, ...). A predicated-off atom is handed `valid`
 // as its source address instead of its own, which may lie outside the allocation.
-template <class Op, class T, class Pred, class STensor, class DTensor>
+template <class Op, class T, class Pred, class STensor, class DTensor, class Share = AllAtoms>
 TESSEL_HOST_DEVICE void copy_if(CopyAtom<Op, T> const&, Pred&& pred, STensor const& src, DTensor&& dst,
-                                T const* valid) {
+                                T const* valid, Share = {}) {
   constexpr int kAtomV = CopyAtom<Op, T>::kNumValues;
   auto s = detail::group_atom_values<kAtomV>(src);  // (AtomV, Rest)
   auto d = detail::group_atom_values<kAtomV>(dst);
   for_each_index(size<1>(s), [&](auto i) {
+    if (!Share::has(int(i))) return;
     bool on = pred(int(i));
     detail::call_copy_op_if<Op>(on ? &s(make_coord(C<0>{}, i)) : valid, d(make_coord(C<0>{}, i)), on);
   });
 }
-template <class Atom, class LayoutTV, class Tiler, class Pred, class STensor, class DTensor, class T>
+template <class Atom, class LayoutTV, class Tiler, class Pred, class STensor, class DTensor, class T,
+          class Share = AllAtoms>
 TESSEL_HOST_DEVICE void copy_if(TiledCopy<Atom, LayoutTV, Tiler> const&, Pred&& pred, STensor const& src,
-                                DTensor&& dst, T const* valid) {
-  copy_if(Atom{}, pred, src, dst, valid);
+                                DTensor&& dst, T const* valid, Share share = {}) {
+  copy_if(Atom{}, pred, src, dst, valid, share);
 }
 
 // The coordinates of each atom's first element, read once from an identity tensor partitioned

@@ -5,8 +5,9 @@
 // (z-th of the epilogue's batches); the runtime then sums the splits (split_k_reduce).
 //   prologue  cp.async the first Stages-1 K-tiles into the shared-memory ring
 //   mainloop  per K-tile, per 16-wide k-slice: ldmatrix the next slice into registers while
-//             the MMAs run on this one (register double buffering); at the first slice issue
-//             the cp.async of the tile Stages-1 ahead; at the last, wait for the next tile
+//             the MMAs run on this one (register double buffering); at each slice issue a
+//             share of the cp.async of the tile Stages-1 ahead; at the last, wait for the
+//             next tile
 //   epilogue  accumulators -> swizzled shared memory -> 16-byte stores with alpha/beta/bias/act
 // With Edges = false, M, N and K must be multiples of the tile: nothing is predicated. With
 // Edges = true, any M, N, K: vectors past the edges are zero-filled (their MN coordinates are
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // prologue: tiles 0 .. Stages-2 in flight
   int itile_to_read = tile_begin;
   for (int stage = 0; stage < kStages - 1; ++stage) {
-    if (itile_to_read < tile_end) load_tile(itile_to_read, stage);
+    if (itile_to_read < tile_end) load_tile(itile_to_read, stage, AllAtoms{});
     ++itile_to_read;
     cp_async_commit_group();
   }
@@ -81,26 +82,28 @@ __global__ void __launch_bounds__(Config::kThreads)
   copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, 0), tXrA(_, _, 0));
   copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, 0), tXrB(_, _, 0));
 
+  // The tile Stages-1 ahead is copied in kSlices shares, one per k-slice, so that its cp.async
+  // interleave with the MMAs; it is committed as one group at the last slice, after the wait
+  // for the next tile, which therefore leaves Stages-3 groups pending, not Stages-2.
+  static_assert(kStages >= 3, "gemm_kernel_sm80: the K loop needs at least 3 stages");
   for (int itile = tile_begin; itile < tile_end; ++itile) {
-    for (int ik = 0; ik < kSlices; ++ik) {
-      const int ik_next = (ik + 1) % kSlices;
-      if (ik == kSlices - 1) {  // the next tile must be in shared memory before its first slice
-        cp_async_wait_group<kStages - 2>();
+    for_each_index(Int<kSlices>{}, [&](auto ik) {
+      constexpr int ik_next = (decltype(ik)::value + 1) % kSlices;
+      if constexpr (decltype(ik)::value == kSlices - 1) {  // the next tile must be in shared memory
+        cp_async_wait_group<kStages - 3>();
         __syncthreads();
         ismem_read = (ismem_read + 1) % kStages;
       }
-      copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, ik_next), tXrA(_, _, ik_next));
-      copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, ik_next), tXrB(_, _, ik_next));
-      if (ik == 0) {
-        if (itile_to_read < tile_end) {
-          load_tile(itile_to_read, ismem_write);
-          ismem_write = (ismem_write + 1) % kStages;
-        }
+      copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, Int<ik_next>{}), tXrA(_, _, Int<ik_next>{}));
+      copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, Int<ik_next>{}), tXrB(_, _, Int<ik_next>{}));
+      if (itile_to_read < tile_end) load_tile(itile_to_read, ismem_write, AtomShare<decltype(ik)::value, kSlices>{});
+      if constexpr (decltype(ik)::value == kSlices - 1) {
+        if (itile_to_read < tile_end) ismem_write = (ismem_write + 1) % kStages;
         ++itile_to_read;
         cp_async_commit_group();
       }
       gemm(mma, tCrD, tCrA(_, _, ik), tCrB(_, _, ik), tCrD);
-    }
+    });
   }
 
   // The stages are reused for the epilogue's staging tile: no cp.async may still write them

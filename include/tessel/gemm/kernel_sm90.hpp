@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   for (int i = 0; i < Config::kAccumulators; ++i) acc[i] = 0.0f;
 
   for (int s = 0; s < kPrefetch; ++s) {
-    if (tile_begin + s < tile_end) load_tile(tile_begin + s, s);
+    if (tile_begin + s < tile_end) load_tile(tile_begin + s, s, AllAtoms{});
     cp_async_commit_group();
   }
   int stage = 0;
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     fence_proxy_async();                   // ... is visible to wgmma ...
     __syncthreads();                       // ... and so are the other threads' parts
     const int refill = stage + kPrefetch < kStages ? stage + kPrefetch : stage + kPrefetch - kStages;
-    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, refill);
+    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, refill, AllAtoms{});
     cp_async_commit_group();
 
     detail::wgmma_k_tile<Config>(acc, smem_a + stage * Config::kStageBytesA, smem_b + stage * Config::kStageBytesB,

@@ -4,7 +4,9 @@
 //
 //   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch,
 //                                                    tile_begin, smem);
-//   load_tile(t, stage);   // K tile t -> ring stage `stage`; call in order of t from tile_begin
+//   load_tile(t, stage, AllAtoms{});   // K tile t -> ring stage `stage`; in order of t from tile_begin
+//   load_tile(t, stage, AtomShare<p, P>{});   // its p-th of P shares (matrix operands; an
+//                                             // implicit operand loads whole with p == 0)
 //
 // ASource and BSource say where the operands come from: MatrixOperand, the strided matrices
 // p.a / p.b (edge vectors zero-filled with Edges); or an implicit operand such as
@@ -191,23 +193,25 @@ __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, B
     }
   }();
   const int k = p.k;
-  return [=](int t, int stage) mutable {  // K tile t -> pipeline stage
+  return [=]<int Part, int Parts>(int t, int stage, AtomShare<Part, Parts> share) mutable {  // K tile t -> stage
     auto at = [](auto const& x, std::ptrdiff_t shift) { return make_tensor(x.data() + shift, x.layout()); };
-    const int k0 = t * Config::kTileK;
+    [[maybe_unused]] const int k0 = t * Config::kTileK;
 
     if constexpr (!kMatrixA) {
-      a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
+      if constexpr (Part == 0) a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
     } else if constexpr (Edges) {
-      copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a);
+      copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a,
+              share);
     } else {
-      copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA));
+      copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), share);
     }
     if constexpr (!kMatrixB) {
-      b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
+      if constexpr (Part == 0) b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
     } else if constexpr (Edges) {
-      copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b);
+      copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b,
+              share);
     } else {
-      copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB));
+      copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), share);
     }
   };
 }
