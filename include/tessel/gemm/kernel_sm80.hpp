@@ -82,22 +82,30 @@ __global__ void __launch_bounds__(Config::kThreads)
   copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, 0), tXrA(_, _, 0));
   copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, 0), tXrB(_, _, 0));
 
-  // The tile Stages-1 ahead is copied in kSlices shares, one per k-slice, so that its cp.async
-  // interleave with the MMAs; it is committed as one group at the last slice, after the wait
-  // for the next tile, which therefore leaves Stages-3 groups pending, not Stages-2.
-  static_assert(kStages >= 3, "gemm_kernel_sm80: the K loop needs at least 3 stages");
+  // With 3 stages or more, the tile Stages-1 ahead is copied in kSlices shares, one per k-slice,
+  // so that its cp.async interleave with the MMAs (4% on the H100 at 4096^3 and 8192^3), and
+  // committed as one group at the last slice, after the wait for the next tile: that wait
+  // leaves Stages-3 groups pending, not Stages-2. With 2 stages the tile is copied whole at the
+  // first slice and committed there, since the wait could not leave fewer than 0.
+  constexpr bool kSpread = kStages >= 3;
+  constexpr int kPendingAtWait = kSpread ? kStages - 3 : kStages - 2;
   for (int itile = tile_begin; itile < tile_end; ++itile) {
     for_each_index(Int<kSlices>{}, [&](auto ik) {
-      constexpr int ik_next = (decltype(ik)::value + 1) % kSlices;
-      if constexpr (decltype(ik)::value == kSlices - 1) {  // the next tile must be in shared memory
-        cp_async_wait_group<kStages - 3>();
+      constexpr int kSlice = decltype(ik)::value, kNext = (kSlice + 1) % kSlices;
+      constexpr int kCommitAt = kSpread ? kSlices - 1 : 0;
+      if constexpr (kSlice == kSlices - 1) {  // the next tile must be in shared memory
+        cp_async_wait_group<kPendingAtWait>();
         __syncthreads();
         ismem_read = (ismem_read + 1) % kStages;
       }
-      copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, Int<ik_next>{}), tXrA(_, _, Int<ik_next>{}));
-      copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, Int<ik_next>{}), tXrB(_, _, Int<ik_next>{}));
-      if (itile_to_read < tile_end) load_tile(itile_to_read, ismem_write, AtomShare<decltype(ik)::value, kSlices>{});
-      if constexpr (decltype(ik)::value == kSlices - 1) {
+      copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, Int<kNext>{}), tXrA(_, _, Int<kNext>{}));
+      copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, Int<kNext>{}), tXrB(_, _, Int<kNext>{}));
+      if constexpr (kSpread) {
+        if (itile_to_read < tile_end) load_tile(itile_to_read, ismem_write, AtomShare<kSlice, kSlices>{});
+      } else if constexpr (kSlice == 0) {
+        if (itile_to_read < tile_end) load_tile(itile_to_read, ismem_write, AllAtoms{});
+      }
+      if constexpr (kSlice == kCommitAt) {
         if (itile_to_read < tile_end) ismem_write = (ismem_write + 1) % kStages;
         ++itile_to_read;
         cp_async_commit_group();
