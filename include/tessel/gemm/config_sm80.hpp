@@ -23,6 +23,11 @@ struct GemmConfigSm80 {
   static constexpr int kWarpsM = WarpsM, kWarpsN = WarpsN, kAccess = Access;
   static constexpr Major kMajorA = MajorA, kMajorB = MajorB;
   static constexpr int kRasterGroup = 8;  // tile rows walked together (tile_scheduler.hpp)
+  // Whether the K loop spreads a tile's cp.async over its k-slices (kernel_sm80.hpp): measured
+  // faster on the H100 for 128x256x64_s3 (4096^3 317.6 us against 329.4) and 128x128x32_s4
+  // (356.0 against 370.0), slower for 64x128x32_s4 (1024x1024x65536 672 us against 566);
+  // it needs 3 stages (docs/PERFORMANCE.md, 2026-11-26).
+  static constexpr bool kSpreadCopies = Stages >= 3 && TileM * TileN >= 128 * 128;
 
   // ---- relations between the chosen numbers, checked before anything is derived from them
   static_assert(TileK == 32 || TileK == 64,

@@ -82,12 +82,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, 0), tXrA(_, _, 0));
   copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, 0), tXrB(_, _, 0));
 
-  // With 3 stages or more, the tile Stages-1 ahead is copied in kSlices shares, one per k-slice,
-  // so that its cp.async interleave with the MMAs (4% on the H100 at 4096^3 and 8192^3), and
-  // committed as one group at the last slice, after the wait for the next tile: that wait
-  // leaves Stages-3 groups pending, not Stages-2. With 2 stages the tile is copied whole at the
-  // first slice and committed there, since the wait could not leave fewer than 0.
-  constexpr bool kSpread = kStages >= 3;
+  // With Config::kSpreadCopies, the tile Stages-1 ahead is copied in kSlices shares, one per
+  // k-slice, so that its cp.async interleave with the MMAs, and committed as one group at the
+  // last slice, after the wait for the next tile: that wait leaves Stages-3 groups pending, not
+  // Stages-2 (so it needs 3 stages). Otherwise the tile is copied whole at the first slice and
+  // committed there.
+  constexpr bool kSpread = Config::kSpreadCopies;
   constexpr int kPendingAtWait = kSpread ? kStages - 3 : kStages - 2;
   for (int itile = tile_begin; itile < tile_end; ++itile) {
     for_each_index(Int<kSlices>{}, [&](auto ik) {
