@@ -2,8 +2,12 @@
 // tile exactly once with 16-byte row vectors; copies built from a TiledMMA hand each thread
 // exactly the elements its MMA fragment holds, and retile_D puts them in the right registers
 // (also for the seeds' permuted TiledMMA, where the copy moves more values than one atom).
+#include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 
+#include "tessel/atom/copy.hpp"
 #include "tessel/atom/copy_traits_sm80.hpp"
 #include "tessel/atom/copy_traits_universal.hpp"
 #include "tessel/atom/mma_traits_sm80.hpp"
@@ -101,6 +105,57 @@ TEST(TiledCopy, LdmatrixSourceRowsCoverTheBlockOnce) {
     EXPECT_EQ(to_string(src[0]), "(" + std::to_string(t % 16) + "," + std::to_string(8 * (t / 16)) + ")");
   }
   EXPECT_EQ(count.size(), 256u);
+}
+
+// A K loop issues a tile's copies in shares (kernel_sm80.hpp): the shares of P parts copy
+// each atom exactly once, and a share copies nothing else; copy_if's predicate (and its zero
+// fill) applies within the share only.
+struct IntCopy {  // one thread copies one int (UniversalCopy's copy takes register arrays)
+  using SRegisters = int[1];
+  using DRegisters = int[1];
+  static void copy(int const& src, int& dst) { dst = src; }
+};
+}  // namespace
+template <>
+struct CopyTraits<IntCopy> : detail::OneThreadCopyTraits<int> {};
+namespace {
+
+template <int Parts>
+void check_shares() {
+  constexpr int kAtoms = 4 * 6;
+  std::vector<int> src(kAtoms), dst(kAtoms, -1);
+  for (int i = 0; i < kAtoms; ++i) src[i] = 100 + i;
+  auto layout = make_layout(make_shape(_1{}, _4{}, Int<6>{}));  // (CPY,CPY_M,CPY_K): atom i at i
+  auto s = make_tensor(make_gmem_ptr(src.data()), layout);
+  auto d = make_tensor(make_gmem_ptr(dst.data()), layout);
+  [&]<int... Ps>(std::integer_sequence<int, Ps...>) {
+    (
+        [&] {
+          copy(CopyAtom<IntCopy, int>{}, s, d, AtomShare<Ps, Parts>{});
+          for (int i = 0; i < kAtoms; ++i) {
+            const bool done = i % Parts <= Ps;  // this share and the ones before it
+            EXPECT_EQ(dst[i], done ? 100 + i : -1) << "atom " << i << ", share " << Ps << " of " << Parts;
+          }
+        }(),
+        ...);
+  }(std::make_integer_sequence<int, Parts>{});
+
+  std::fill(dst.begin(), dst.end(), -1);
+  copy_if(CopyAtom<UniversalCopyZfill<unsigned>, unsigned>{}, [](int i) { return i % 5 != 0; },
+          make_tensor(make_gmem_ptr(reinterpret_cast<unsigned const*>(src.data())), layout),
+          make_tensor(make_gmem_ptr(reinterpret_cast<unsigned*>(dst.data())), layout), reinterpret_cast<unsigned const*>(src.data()),
+          AtomShare<Parts - 1, Parts>{});
+  for (int i = 0; i < kAtoms; ++i) {
+    const int expected = i % Parts != Parts - 1 ? -1 : i % 5 != 0 ? 100 + i : 0;
+    EXPECT_EQ(dst[i], expected) << "atom " << i;
+  }
+}
+
+TEST(TiledCopy, SharesOfAThreadsAtomsCopyEachAtomOnce) {
+  check_shares<1>();
+  check_shares<2>();
+  check_shares<3>();
+  check_shares<4>();
 }
 
 }  // namespace
