@@ -141,9 +141,10 @@ void check_shares() {
   }(std::make_integer_sequence<int, Parts>{});
 
   std::fill(dst.begin(), dst.end(), -1);
+  auto const* usrc = reinterpret_cast<unsigned const*>(src.data());
   copy_if(CopyAtom<UniversalCopyZfill<unsigned>, unsigned>{}, [](int i) { return i % 5 != 0; },
-          make_tensor(make_gmem_ptr(reinterpret_cast<unsigned const*>(src.data())), layout),
-          make_tensor(make_gmem_ptr(reinterpret_cast<unsigned*>(dst.data())), layout), reinterpret_cast<unsigned const*>(src.data()),
+          make_tensor(make_gmem_ptr(usrc), layout),
+          make_tensor(make_gmem_ptr(reinterpret_cast<unsigned*>(dst.data())), layout), usrc,
           AtomShare<Parts - 1, Parts>{});
   for (int i = 0; i < kAtoms; ++i) {
     const int expected = i % Parts != Parts - 1 ? -1 : i % 5 != 0 ? 100 + i : 0;

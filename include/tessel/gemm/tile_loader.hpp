@@ -198,7 +198,9 @@ __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, B
     [[maybe_unused]] const int k0 = t * Config::kTileK;
 
     if constexpr (!kMatrixA) {
-      if constexpr (Part == 0) a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
+      if constexpr (Part == 0) {  // an implicit operand loads its tile whole
+        a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
+      }
     } else if constexpr (Edges) {
       copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a,
               share);
@@ -206,7 +208,9 @@ __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, B
       copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), share);
     }
     if constexpr (!kMatrixB) {
-      if constexpr (Part == 0) b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
+      if constexpr (Part == 0) {  // an implicit operand loads its tile whole
+        b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
+      }
     } else if constexpr (Edges) {
       copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b,
               share);
