@@ -5,9 +5,9 @@
 // (z-th of the epilogue's batches); the runtime then sums the splits (split_k_reduce).
 //   prologue  cp.async the first Stages-1 K-tiles into the shared-memory ring
 //   mainloop  per K-tile, per 16-wide k-slice: ldmatrix the next slice into registers while
-//             the MMAs run on this one (register double buffering); at each slice issue a
-//             share of the cp.async of the tile Stages-1 ahead; at the last, wait for the
-//             next tile
+//             the MMAs run on this one (register double buffering); issue the cp.async of
+//             the tile Stages-1 ahead, a share at each slice (Config::kSpreadCopies) or all
+//             at the first; at the last slice, wait for the next tile
 //   epilogue  accumulators -> swizzled shared memory -> 16-byte stores with alpha/beta/bias/act
 // With Edges = false, M, N and K must be multiples of the tile: nothing is predicated. With
 // Edges = true, any M, N, K: vectors past the edges are zero-filled (their MN coordinates are

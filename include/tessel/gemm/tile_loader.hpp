@@ -4,7 +4,7 @@
 //
 //   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch,
 //                                                    tile_begin, smem);
-//   load_tile(t, stage, AllAtoms{});   // K tile t -> ring stage `stage`; in order of t from tile_begin
+//   load_tile(t, stage, AllAtoms{});   // K tile t -> ring stage `stage`, in order of t
 //   load_tile(t, stage, AtomShare<p, P>{});   // its p-th of P shares (matrix operands; an
 //                                             // implicit operand loads whole with p == 0)
 //
