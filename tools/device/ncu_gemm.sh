@@ -7,7 +7,11 @@
 #   SHAPE=4096x4096x4096 CONFIG=sm90_128x128x64_s5 tools/device/ncu_gemm.sh [extra tessel-prof args]
 # DETAIL=1 writes Nsight Compute's own sections instead (speed of light, memory workload, warp
 # state and scheduler statistics, occupancy, launch) to $OUT/ncu-detail-<shape>-<config>.txt,
-# for where a kernel stalls, and prints its headline lines.
+# for where a kernel stalls, and prints its headline lines. SOURCE=1 writes the warp-stall
+# samples per SASS instruction of tessel's kernel as CSV instead ($OUT/ncu-source-<shape>-
+# <config>.csv: address, SASS, samples, instructions executed, samples per stall reason);
+# summed between landmarks (the last HGMMA's WARPGROUP.DEPBAR.LE gsb0, 0x0 ends the mainloop,
+# the producer's try-wait loops follow the epilogue) they say where the MMA warps spend a tile.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
@@ -22,6 +26,16 @@ metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_ls
 metrics+=,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,launch__grid_size,launch__block_size
 metrics+=,launch__cluster_dim_x,launch__cluster_dim_y
 kernels='regex:gemm|nvjet|cutlass|xmma|reduce'
+mkdir -p "$OUT"
+if [[ ${SOURCE:-0} == 1 ]]; then
+  report="$OUT/ncu-source-$SHAPE-$CONFIG"
+  ncu --kernel-name regex:gemm_kernel --launch-count 1 --section SourceCounters --section WarpStateStats \
+    -o "$report" -f "$B/tools/prof/tessel-prof" "${args[@]}" >"$report.log" 2>&1 || { tail -5 "$report.log"; exit 1; }
+  ncu -i "$report.ncu-rep" --page source --csv --print-source sass >"$report.csv"
+  ncu -i "$report.ncu-rep" --page details >"$report.txt"
+  grep -E "Warp Cycles Per Issued" "$report.txt"
+  exit 0
+fi
 if [[ ${DETAIL:-0} == 1 ]]; then
   report="$OUT/ncu-detail-$SHAPE-$CONFIG.txt"
   sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats
