@@ -17,6 +17,7 @@
 
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
+#include "epilogue_sm90.hpp"
 #include "tile_loader.hpp"
 #include "tile_scheduler.hpp"
 #include "tessel/arch/sm80.hpp"
@@ -88,30 +89,6 @@ __device__ inline void named_barrier(int id) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
 }
 
-// The tile's accumulators into D through the staging tile, E columns at a time
-// (Config::EpilogueTile); (row0, col0) its origin in D, rows x cols of it inside D. Stored by
-// the Config::kEpilogueThreads threads that own the tile (both MMA warpgroups, or in
-// ping-pong the one warpgroup `wg`), synchronized by named barrier 1 + wg (ping-pong) or 1
-// before each slice: before the first, nobody may still read or write what `staging`
-// overlaps (the ring, or the previous tile).
-template <class Config>
-__device__ void store_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg,
-                                   int wg_m, int wg_n, EpilogueParams const& p, int batch, int row0, int col0,
-                                   int rows, int cols) {
-  constexpr int kE = Config::kEpilogueTileN;
-  const int barrier = Config::kPingPong ? 1 + wg : 1;
-  auto slice = [&](auto s) {
-    constexpr int kSlice = decltype(s)::value;
-    named_barrier<Config::kEpilogueThreads>(barrier);
-    stage_accumulators<Config, kSlice>(staging, acc, wg_m, wg_n);
-    named_barrier<Config::kEpilogueThreads>(barrier);
-    epilogue_store<typename Config::EpilogueTile>(staging, p, batch, row0, col0 + kSlice * kE, rows,
-                                                  cols - kSlice * kE);
-  };
-  [&]<int... S>(std::integer_sequence<int, S...>) {
-    (slice(std::integral_constant<int, S>{}), ...);
-  }(std::make_integer_sequence<int, Config::kTileN / kE>{});
-}
 }  // namespace detail
 
 template <class Config, bool Edges = true, class ASource = MatrixOperand, class BSource = MatrixOperand>
@@ -155,10 +132,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   wgmma_wait<0>();
   wgmma_fence_operands(acc);
 
-  // The ring becomes the epilogue's staging tile: no copy may still write it, no wgmma read it.
-  cp_async_wait_all();
+  cp_async_wait_all();  // no copy in flight when the block exits
   static_assert(!Config::kPingPong, "gemm_kernel_sm90: the cooperative schedule only");
-  detail::store_accumulators<Config>(smem, acc, wg, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
+  detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
                                      tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
                                      p.n - tile.n * Config::kTileN);
 #else

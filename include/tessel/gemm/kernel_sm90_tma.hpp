@@ -287,8 +287,6 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     if (Persistent && previous >= 0 && warp_leader) release(previous);
     if (kCluster > 1 && tile.m >= tiles_m) continue;  // the pair's row past M: nothing to store
 
-    // Staging: over the ring once both warpgroups are done reading it (every box has landed:
-    // each was waited for); or, persistent, once the previous item's stores have read it.
     // Stream-K: a part of an item is stored only by the item's last contributor, summed.
     if (Persistent && seg.slot >= 0 &&
         !detail::stream_k_fixup<Config>(sk, seg.item - schedule.dp_items(), seg.slot, acc, wg, rank,
@@ -304,8 +302,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       ++jobs;
       continue;
     }
-    detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
-                                       wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
+    detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
                                        p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
   }
   if constexpr (kStoreWarps > 0) {  // no more tiles
