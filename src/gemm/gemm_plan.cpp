@@ -96,11 +96,14 @@ std::string config_list() {
 }
 
 // The sm_90a heuristic, from sweeps of tessel-prof's default suite on an H100
-// (docs/PERFORMANCE.md, 2026-11-24): 128x128 was as fast or faster than the ping-pong 128x128
-// on every shape. 128x256 (whose mainloop reads a third less shared memory per MMA) wins
-// where its tiles make at least eight waves: 8192^3 1676-1788 us against 1814-1827 on 128x128
-// in two runs (fifth session), ties on 4096x14336x4096 and 14336x4096x4096 (13.6 waves), and
-// loses on 4096^3 (3.9 waves: 236-243 against 231-234). When 128x128 tiles would leave SMs idle
+// (docs/PERFORMANCE.md). 128x128 was as fast or faster than the ping-pong 128x128 on every shape
+// (2026-11-24). 128x256 reads a third less shared memory per MMA than 128x128; since its
+// epilogue stores from registers (2026-11-26, sixth session) one of its tiles costs 1.85
+// times a 128x128 tile (2048^3, 4096^3, 8192^3: one wave of 128x256 tiles 31.5, 53.6, 108 us;
+// of 128x128 tiles 17.0, 29.4, 58.2), so it is chosen unless its waves, weighed so, cost
+// more: it won on 2048^3 (1 wave against 2: 31.5 against 34.1 us), 4096^3, 8192^3, the LLM
+// shapes and 81920x256x256, and loses where 128x128 tiles make a single wave (1024x1024x65536).
+// When 128x128 tiles would leave SMs idle
 // and K is too short to split (below 2048), the 64x128 tile gives twice the blocks: 1024^3 went
 // from 0.77-0.89 to 1.14 of cuBLAS. With a deep K the 128x128 tile split over K was faster
 // (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
@@ -122,7 +125,9 @@ int choose_tma_config(KernelProblem const& p, int sms) {
   const std::int64_t tiles_128x256 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 256) * p.batch;
   if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
   if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
-  return tma_config_index(tiles_128x256 >= 8LL * sms ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
+  const std::int64_t waves_128x128 = ceil_div(tiles_128x128, (long long)sms);
+  const std::int64_t waves_128x256 = ceil_div(tiles_128x256, (long long)sms);
+  return tma_config_index(185 * waves_128x256 <= 100 * waves_128x128 ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
 }
 
 // Split-K: only when the output tiles fill less than half the GPU and K has at least 2048
