@@ -95,41 +95,6 @@ std::string config_list() {
   return s;
 }
 
-// The sm_90a heuristic, from sweeps of tessel-prof's default suite on an H100
-// (docs/PERFORMANCE.md). 128x128 was as fast or faster than the ping-pong 128x128 on every shape
-// (2026-11-24). 128x256 reads a third less shared memory per MMA than 128x128; since its
-// epilogue stores from registers (2026-11-26, sixth session) one of its tiles costs 1.85
-// times a 128x128 tile (2048^3, 4096^3, 8192^3: one wave of 128x256 tiles 31.5, 53.6, 108 us;
-// of 128x128 tiles 17.0, 29.4, 58.2), so it is chosen unless its waves, weighed so, cost
-// more: it won on 2048^3 (1 wave against 2: 31.5 against 34.1 us), 4096^3, 8192^3, the LLM
-// shapes and 81920x256x256, and loses where 128x128 tiles make a single wave (1024x1024x65536).
-// When 128x128 tiles would leave SMs idle
-// and K is too short to split (below 2048), the 64x128 tile gives twice the blocks: 1024^3 went
-// from 0.77-0.89 to 1.14 of cuBLAS. With a deep K the 128x128 tile split over K was faster
-// (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
-// Clusters of two with B multicast (sm90_128x128x64_s5_c2) measured 7-14% slower than 128x128
-// alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
-// Store warps (sm90_128x128x64_s5_sw) measured within the noise of 128x128 on the large shapes
-// and slower where K is short: not chosen either.
-// With stream-K's slices (third session of 2026-11-24), 64x128 also wins where 128x128 tiles
-// fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
-// kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
-// with a narrow N: 16x4096x4096 (4096x16) 27.5 against 23.9.
-// Where N is at most 64 (in the kernel's view) the 128x64 tile has as many tiles as 128x128,
-// half the stage and eight stages instead of five: 16x4096x4096 (4096x16, split-K 4) 22.1 us
-// against 23.4-23.8 (2026-11-25, docs/PERFORMANCE.md).
-int choose_tma_config(KernelProblem const& p, int sms) {
-  const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
-  const bool short_k = tiles_128x128 < sms && p.k < 2048;
-  const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128;
-  const std::int64_t tiles_128x256 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 256) * p.batch;
-  if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
-  if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
-  const std::int64_t waves_128x128 = ceil_div(tiles_128x128, (long long)sms);
-  const std::int64_t waves_128x256 = ceil_div(tiles_128x256, (long long)sms);
-  return tma_config_index(185 * waves_128x256 <= 100 * waves_128x128 ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
-}
-
 // Split-K: only when the output tiles fill less than half the GPU and K has at least 2048
 // elements; as many slices as fill the SMs once, each of at least 8 K tiles, at most 32, and
 // no empty slice. Example: 256x256x65536 with 64x128 tiles (8 tiles, 2048 K tiles on 132 SMs)
@@ -179,6 +144,48 @@ StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, 
   s.sk_items = int(items % sms + sms);
   s.blocks = sms;
   return (long long)s.sk_items * k_tiles >= (long long)kMinStreamKTiles * sms ? s : StreamKSchedule{};
+}
+
+// The sm_90a heuristic, from sweeps of tessel-prof's default suite on an H100
+// (docs/PERFORMANCE.md). 128x128 was as fast or faster than the ping-pong 128x128 on every shape
+// (2026-11-24). 128x256 reads a third less shared memory per MMA than 128x128; since its
+// epilogue stores from registers (2026-11-26, sixth session) one of its tiles costs 1.85
+// times a 128x128 tile (2048^3, 4096^3, 8192^3: one wave of 128x256 tiles 31.5, 53.6, 108 us;
+// of 128x128 tiles 17.0, 29.4, 58.2), so it is chosen unless its waves, weighed so, cost
+// more: it won on 2048^3 (1 wave against 2: 31.5 against 34.1 us), 4096^3, 8192^3, the LLM
+// shapes and 81920x256x256. It loses where 128x128 tiles make a single wave
+// (1024x1024x65536), or where stream-K spreads their last wave over every SM (133 tiles of
+// 2432x896: 1.01 waves of 128x128 against one of 128x256, 1.85).
+// When 128x128 tiles would leave SMs idle
+// and K is too short to split (below 2048), the 64x128 tile gives twice the blocks: 1024^3 went
+// from 0.77-0.89 to 1.14 of cuBLAS. With a deep K the 128x128 tile split over K was faster
+// (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
+// Clusters of two with B multicast (sm90_128x128x64_s5_c2) measured 7-14% slower than 128x128
+// alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
+// Store warps (sm90_128x128x64_s5_sw) measured within the noise of 128x128 on the large shapes
+// and slower where K is short: not chosen either.
+// With stream-K's slices (third session of 2026-11-24), 64x128 also wins where 128x128 tiles
+// fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
+// kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
+// with a narrow N: 16x4096x4096 (4096x16) 27.5 against 23.9.
+// Where N is at most 64 (in the kernel's view) the 128x64 tile has as many tiles as 128x128,
+// half the stage and eight stages instead of five: 16x4096x4096 (4096x16, split-K 4) 22.1 us
+// against 23.4-23.8 (2026-11-25, docs/PERFORMANCE.md).
+int choose_tma_config(KernelProblem const& p, DeviceInfo const& device) {
+  const int sms = device.sms;
+  const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
+  const bool short_k = tiles_128x128 < sms && p.k < 2048;
+  const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128;
+  const std::int64_t tiles_128x256 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 256) * p.batch;
+  if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
+  if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
+  // Costs in hundredths of a wave of 128x128 tiles; where stream-K would share 128x128's last
+  // wave among all SMs, its waves count as a fraction.
+  const bool balanced = choose_stream_k(p, 128, 128, 64, device).sk_items > 0 && tiles_128x128 >= sms;
+  const std::int64_t cost_128x128 = balanced ? ceil_div(100 * tiles_128x128, (long long)sms)
+                                             : 100 * ceil_div(tiles_128x128, (long long)sms);
+  const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
+  return tma_config_index(cost_128x256 <= cost_128x128 ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
 }
 
 }  // namespace
@@ -294,7 +301,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
                                              "; choose a smaller configuration or the default"};
     }
   } else if (wgmma) {
-    tma_config = choose_tma_config(p, sms);
+    tma_config = choose_tma_config(p, device);
   }
 
   if (tma_config >= 0) {  // the TMA kernel, if its maps can be planned
