@@ -5,16 +5,15 @@
 //   row 64 mb + 16 w + l / 4 + 8 h,  columns 8 j + 2 (l % 4) + {0, 1}        (h = 0, 1)
 // In the common case (store_full_columns) the lanes of a quad exchange their pairs with
 // shuffles, so that each stores 16-byte runs: a warp's store covers 8 rows x 64 bytes. Otherwise
-// each pair is one access of two elements. No shared memory and no barrier: the stores are in
-// flight while the warps go on to the next tile's mainloop, and the threads' addresses are a
-// row pointer each plus constant column offsets. Only where D's rows are not 16-byte aligned
-// (EpilogueParams::vector_ok) is the tile staged in shared memory (store_accumulators_staged).
-// C and D may be the same memory: each element of C is read by the thread that then writes it.
+// each pair is one access of two elements, and where D's rows are not 16-byte aligned
+// (EpilogueParams::vector_ok) each element is one. No shared memory and no barrier: the stores
+// are in flight while the warps go on to the next tile's mainloop, and the threads' addresses
+// are a row pointer each plus constant column offsets. C and D may be the same memory: each
+// element of C is read by the thread that then writes it.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "epilogue.hpp"
 
@@ -139,8 +138,8 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
     return;
   }
 
-  // Pair by pair, element by element where needed: a residual, a bias per row, GELU, or
-  // columns past N.
+  // Pair by pair, element by element where needed: a residual, a bias per row, GELU, columns
+  // past N, or rows that are not 16-byte aligned (then every element alone).
   const int col = wg_col + 2 * (lane % 4);  // the lane's first column in the tile; + 8 j
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
@@ -154,7 +153,7 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
     for (int j = 0; j < kChunks; ++j) {
       const int n = col + 8 * j;  // within the tile
       if (n >= cols) break;
-      const bool pair = n + 1 < cols;
+      const bool pair = n + 1 < cols && p.vector_ok;
       float const* v = &acc[(r / 2) * (Config::kWgTileN / 2) + 4 * j + 2 * (r % 2)];
       float x[2] = {p.alpha * v[0], p.alpha * v[1]};
       if (c != nullptr) {
@@ -180,84 +179,12 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
   }
 }
 
-// Columns [Slice * E, Slice * E + E) of the warpgroup's part of the tile, E =
-// Config::kEpilogueTileN, from its accumulators (wgmma.hpp's layout) into the fp32 staging tile
-// at `staging` (Config::SmemLayoutC, E columns).
-template <class Config, int Slice>
-__device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg_m,
-                                   int wg_n) {
-  constexpr int kE = Config::kEpilogueTileN;
-  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,E)
-  const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
-  // Which 8-column chunks lie in the slice must be known at compile time: then the registers
-  // of the slices already staged are dead while this one is stored (a 128x256 tile keeps 128
-  // accumulators a thread, and would spill with all of them live through four slices). With
-  // one warpgroup along N, wg_n is 0.
-  const int wg_col = Config::kWarpGroupsN == 1 ? 0 : wg_n * Config::kWgTileN;
-#pragma unroll
-  for (int mb = 0; mb < Config::kWgMBlocks; ++mb) {
-    const int row = (wg_m * Config::kWgMBlocks + mb) * 64 + warp * 16 + lane / 4;
-    float const* block = &acc[mb * (Config::kWgTileN / 2)];
-#pragma unroll
-    for (int j = 0; j < Config::kWgTileN / 8; ++j) {
-      const int chunk = wg_col + 8 * j - Slice * kE;  // the chunk's first column in the slice
-      if (chunk < 0 || chunk >= kE) continue;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {  // rows row and row + 8
-        *reinterpret_cast<float2*>(&sC(row + 8 * h, chunk + 2 * (lane % 4))) =
-            make_float2(block[4 * j + 2 * h], block[4 * j + 2 * h + 1]);
-      }
-    }
-  }
-}
-
-// Named barrier `id` over `Threads` threads.
-template <int Threads>
-__device__ inline void named_barrier(int id) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
-}
-
-// The tile's accumulators into D through the staging tile, E = Config::kEpilogueTileN columns
-// at a time (Config::EpilogueTile), by the shared epilogue (epilogue.hpp), whose element-wise
-// path for rows that are not 16-byte aligned spreads each row over consecutive lanes: taken
-// only where D is unaligned (4095x4097x1031: 109 against 174 us with element-wise stores
-// from the registers, H100). Synchronized by named barrier 1 + wg (ping-pong) or 1 before
-// each slice: before the first, nobody may still read or write what `staging` overlaps (the
-// ring, or the previous tile). Not inlined, so that its registers do not weigh on the
-// kernel's (the accumulators go through the stack for the call).
-template <class Config>
-__device__ __noinline__ void store_accumulators_staged(unsigned char* staging, float const (&acc)[Config::kAccumulators],
-                                                       int wg, int wg_m, int wg_n, EpilogueParams const& p, int batch,
-                                                       int row0, int col0, int rows, int cols) {
-  constexpr int kE = Config::kEpilogueTileN;
-  const int barrier = Config::kPingPong ? 1 + wg : 1;
-  auto slice = [&](auto s) {
-    constexpr int kSlice = decltype(s)::value;
-    named_barrier<Config::kEpilogueThreads>(barrier);
-    stage_accumulators<Config, kSlice>(staging, acc, wg_m, wg_n);
-    named_barrier<Config::kEpilogueThreads>(barrier);
-    epilogue_store<typename Config::EpilogueTile>(staging, p, batch, row0, col0 + kSlice * kE, rows,
-                                                  cols - kSlice * kE);
-  };
-  [&]<int... S>(std::integer_sequence<int, S...>) {
-    (slice(std::integral_constant<int, S>{}), ...);
-  }(std::make_integer_sequence<int, Config::kTileN / kE>{});
-}
-
 // The tile's accumulators into D, by each MMA warpgroup for its part of the tile; (row0, col0)
-// the tile's origin in D, rows x cols of it inside D. Where D's rows are 16-byte aligned, no
-// shared memory and no barrier: a warpgroup may go on as soon as its stores are issued;
-// otherwise through `staging` (store_accumulators_staged).
+// the tile's origin in D, rows x cols of it inside D. No shared memory and no barrier: a
+// warpgroup may go on as soon as its stores are issued.
 template <class Config>
-__device__ void store_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg, int wg_m,
-                                   int wg_n, EpilogueParams const& p, int batch, int row0, int col0, int rows, int cols) {
-  if (!p.vector_ok) {  // copies for the call: acc and p stay in registers and parameter space
-    float acc_copy[Config::kAccumulators];
-    for (int i = 0; i < Config::kAccumulators; ++i) acc_copy[i] = acc[i];
-    const EpilogueParams p_copy = p;
-    store_accumulators_staged<Config>(staging, acc_copy, wg, wg_m, wg_n, p_copy, batch, row0, col0, rows, cols);
-    return;
-  }
+__device__ void store_accumulators(float const (&acc)[Config::kAccumulators], int wg_m, int wg_n,
+                                   EpilogueParams const& p, int batch, int row0, int col0, int rows, int cols) {
   rows = rows < Config::kTileM ? rows : Config::kTileM;
   cols = cols < Config::kTileN ? cols : Config::kTileN;
   switch (p.out) {

@@ -7,7 +7,7 @@
 //             tile t from shared memory and waits until at most F groups of them are in flight
 //             (F = 1: tile t-1's are done, so at the next barrier no warpgroup reads the stage
 //             that the next iteration refills; F = 0: tile t's are done)
-//   epilogue  accumulators -> D from the registers (epilogue_sm90.hpp)
+//   epilogue  accumulators -> swizzled shared memory -> the sm80 epilogue's 16-byte stores
 // The body exists only in the sm_90a pass; elsewhere the kernel traps with a message (the
 // runtime launches it only on compute capability 9.0 devices: DeviceInfo::wgmma(), src/runtime/device_info.hpp).
 #pragma once
@@ -50,6 +50,43 @@ __device__ void wgmma_k_tile(float (&acc)[Config::kAccumulators], std::uint32_t 
     }
   }
   wgmma_commit();
+}
+
+// Columns [Slice * E, Slice * E + E) of the warpgroup's part of the tile, E =
+// Config::kEpilogueTileN, from its accumulators (wgmma.hpp's layout) into the fp32 staging tile
+// at `staging` (Config::SmemLayoutC, E columns).
+template <class Config, int Slice>
+__device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Config::kAccumulators], int wg_m,
+                                   int wg_n) {
+  constexpr int kE = Config::kEpilogueTileN;
+  auto sC = make_tensor(make_smem_ptr(reinterpret_cast<float*>(staging)), typename Config::SmemLayoutC{});  // (BLK_M,E)
+  const int warp = int(threadIdx.x) % 128 / 32, lane = int(threadIdx.x) % 32;
+  // Which 8-column chunks lie in the slice must be known at compile time: then the registers
+  // of the slices already staged are dead while this one is stored (a 128x256 tile keeps 128
+  // accumulators a thread, and would spill with all of them live through four slices). With
+  // one warpgroup along N, wg_n is 0.
+  const int wg_col = Config::kWarpGroupsN == 1 ? 0 : wg_n * Config::kWgTileN;
+#pragma unroll
+  for (int mb = 0; mb < Config::kWgMBlocks; ++mb) {
+    const int row = (wg_m * Config::kWgMBlocks + mb) * 64 + warp * 16 + lane / 4;
+    float const* block = &acc[mb * (Config::kWgTileN / 2)];
+#pragma unroll
+    for (int j = 0; j < Config::kWgTileN / 8; ++j) {
+      const int chunk = wg_col + 8 * j - Slice * kE;  // the chunk's first column in the slice
+      if (chunk < 0 || chunk >= kE) continue;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // rows row and row + 8
+        *reinterpret_cast<float2*>(&sC(row + 8 * h, chunk + 2 * (lane % 4))) =
+            make_float2(block[4 * j + 2 * h], block[4 * j + 2 * h + 1]);
+      }
+    }
+  }
+}
+
+// Named barrier `id` over `Threads` threads.
+template <int Threads>
+__device__ inline void named_barrier(int id) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
 }
 
 }  // namespace detail
@@ -95,10 +132,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   wgmma_wait<0>();
   wgmma_fence_operands(acc);
 
-  // The ring may become the staging tile of an unaligned D: no copy may still write it.
-  cp_async_wait_all();
+  cp_async_wait_all();  // no copy in flight when the block exits
   static_assert(!Config::kPingPong, "gemm_kernel_sm90: the cooperative schedule only");
-  detail::store_accumulators<Config>(smem, acc, wg, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
+  detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
                                      tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
                                      p.n - tile.n * Config::kTileN);
 #else

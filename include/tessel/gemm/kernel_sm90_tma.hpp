@@ -302,8 +302,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       ++jobs;
       continue;
     }
-    detail::store_accumulators<Config>(staging + (Config::kPingPong ? wg * Config::kSmemBytesCPerWg : 0), acc, wg,
-                                       wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
+    detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
                                        p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
   }
   if constexpr (kStoreWarps > 0) {  // no more tiles
