@@ -228,12 +228,14 @@ TEST(GemmPlanH100, AlignedOperandsRunTheTmaKernel) {
 }
 
 TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
-  // 128x256 unless its waves, each 1.85 of a 128x128 wave, cost more than 128x128's (132 SMs)
+  // K of 1024 or more: 128x256 unless its waves, each 1.85 of a 128x128 wave, cost more than
+  // 128x128's (132 SMs)
   EXPECT_EQ(plan_of(packed(8192, 8192, 8192), kH100).config, "sm90_128x256x64_s4");   // 16 waves against 32
   EXPECT_EQ(plan_of(packed(4096, 14336, 4096), kH100).config, "sm90_128x256x64_s4");  // 14 against 28
   EXPECT_EQ(plan_of(packed(4096, 4096, 4096), kH100).config, "sm90_128x256x64_s4");   // 4 against 8
   EXPECT_EQ(plan_of(packed(2048, 2048, 2048), kH100).config, "sm90_128x256x64_s4");   // 1 against 2
-  EXPECT_EQ(plan_of(packed(81920, 256, 256), kH100).config, "sm90_128x256x64_s4");    // 5 against 10
+  EXPECT_EQ(plan_of(packed(81920, 256, 256), kH100).config, "sm90_128x128x64_s5");    // K below 1024
+  EXPECT_EQ(plan_of(packed(4096, 4096, 1024), kH100).config, "sm90_128x256x64_s4");
   EXPECT_EQ(plan_of(packed(2048, 1024, 4096), kH100).config, "sm90_128x128x64_s5");   // 1 against 1
   EXPECT_EQ(plan_of(packed(4096, 2304, 4096), kH100).config, "sm90_128x128x64_s5");   // 3 (288 tiles) against 5 (576)
   EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_64x128x64_s8");   // 64 tiles of 128x128

@@ -5,8 +5,8 @@
 //   row 64 mb + 16 w + l / 4 + 8 h,  columns 8 j + 2 (l % 4) + {0, 1}        (h = 0, 1)
 // In the common case (store_full_columns) the lanes of a quad exchange their pairs with
 // shuffles, so that each stores 16-byte runs: a warp's store covers 8 rows x 64 bytes. Otherwise
-// each pair is one access of two elements, and where D's rows are not 16-byte aligned
-// (EpilogueParams::vector_ok) each element is one. No shared memory and no barrier: the stores
+// each pair is one access of two elements, and where a row of D is not aligned to two
+// elements each element is one. No shared memory and no barrier: the stores
 // are in flight while the warps go on to the next tile's mainloop, and the threads' addresses
 // are a row pointer each plus constant column offsets. C and D may be the same memory: each
 // element of C is read by the thread that then writes it.
@@ -139,7 +139,7 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
   }
 
   // Pair by pair, element by element where needed: a residual, a bias per row, GELU, columns
-  // past N, or rows that are not 16-byte aligned (then every element alone).
+  // past N, or rows that are not 16-byte aligned.
   const int col = wg_col + 2 * (lane % 4);  // the lane's first column in the tile; + 8 j
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
@@ -149,11 +149,14 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
     const std::int64_t row_d = p.scatter.row_start(gm, p.ldd) + col0 + col;
     const std::int64_t row_c = p.scatter.cols > 0 ? row_d : gm * p.ldc + col0 + col;  // scattered: C laid out as D
     const float row_bias = p.bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : 0.0f;
+    // Pairs where this row's are aligned to two elements (with an odd ldd, every other row).
+    auto pair_aligned = [](Out const* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * sizeof(Out)) == 0; };
+    const bool row_pairs = pair_aligned(d + row_d) && (c == nullptr || pair_aligned(c + row_c));
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) {
       const int n = col + 8 * j;  // within the tile
       if (n >= cols) break;
-      const bool pair = n + 1 < cols && p.vector_ok;
+      const bool pair = n + 1 < cols && row_pairs;
       float const* v = &acc[(r / 2) * (Config::kWgTileN / 2) + 4 * j + 2 * (r % 2)];
       float x[2] = {p.alpha * v[0], p.alpha * v[1]};
       if (c != nullptr) {
