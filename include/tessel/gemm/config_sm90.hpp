@@ -130,9 +130,11 @@ struct GemmConfigSm90 {
   static_assert(kStageBytesA % 1024 == 0 && kStageBytesB % 1024 == 0,
                 "GemmConfigSm90: every stage must start on a 1024-byte swizzle-pattern boundary");
 
-  // ---- epilogue: the shared one (epilogue.hpp), staged in the same swizzled fp32 tile,
-  // kEpilogueTileN columns at a time: a 256-wide tile in four passes of 64 (32 KiB, not 128)
-  // Ping-pong: each warpgroup stores its own tile through its own slice, 64 columns at a time.
+  // ---- epilogue: from the registers to D (epilogue_sm90.hpp). The staging tile below serves
+  // the store warps (kStoreWarps), which store through the shared epilogue (epilogue.hpp); its
+  // shared memory is still reserved for every config (the persistent kernel's layout, and
+  // TmaTileConfigInfo::smem_bytes): a 256-wide tile's is one slice of 64 columns (32 KiB), a
+  // ping-pong warpgroup's too.
   static constexpr int kEpilogueTileN = kPingPong || TileN > 128 ? 64 : TileN;
   static_assert(StoreWarps == 0 || (!kPingPong && kEpilogueTileN == TileN && kAccumulators <= 64),
                 "GemmConfigSm90: store warps take whole staged tiles of the cooperative schedule");

@@ -9,16 +9,15 @@
 //   MMA warpgroups: per K tile, wait on full[stage], issue the wgmmas of the stage, keep one
 //             group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
-//   epilogue  the MMA warpgroups alone, as in kernel_sm90.hpp (named barriers)
+//   epilogue  the MMA warpgroups alone, from their registers to D (epilogue_sm90.hpp)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
 // and with stream-K parts of the last tiles' K tiles, finished by the fix-up below), and the
-// epilogue stages its tile in shared memory of its own, past the ring, so the producer loads
-// the next item's K tiles while the MMA warps store this one. For short reductions
+// producer loads the next item's K tiles while the MMA warps store this one. For short reductions
 // (1x1 layers: one to a few K tiles per tile), where a block's life is mostly load latency
 // and epilogue, this overlap is what keeps the memory busy. Otherwise two blocks per SM, one
-// item each, the epilogue staged over the ring. The persistent form also runs the ping-pong
+// item each. The persistent form also runs the ping-pong
 // schedule (config_sm90.hpp, MmaSchedule): the warpgroups take the items in turn, and one's
 // epilogue runs under the other's mainloop.
 //
