@@ -152,14 +152,14 @@ StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, 
 // epilogue stores from registers (2026-11-26, sixth session) one of its tiles costs 1.85
 // times a 128x128 tile (2048^3, 4096^3, 8192^3: one wave of 128x256 tiles 31.5, 53.6, 108 us;
 // of 128x128 tiles 17.0, 29.4, 58.2), so it is chosen unless its waves, weighed so, cost
-// more: it won on 2048^3 (1 wave against 2: 31.5 against 34.1 us), 4096^3, 8192^3, the LLM
-// shapes. It loses where 128x128 tiles make a single wave (1024x1024x65536), where stream-K
-// spreads their last wave over every SM (133 tiles of 2432x896: 1.01 waves of 128x128 against
-// one of 128x256, 1.85), and where K is short, its per-tile costs (four 48 KiB stages to fill,
-// 128 KiB of fp32 to store) not paid back by its faster mainloop: 5000x3000x704 72.8 against
-// 57.2 us, 8192x2048x256 38.5 against 35.3; even at K = 512 (4096^2: 49.4 against 48.8), won
-// from K = 1024 (72.8 against 74.5).
-// When 128x128 tiles would leave SMs idle
+// more: it won on 2048^3 (1 wave against 2: 31.5 against 34.1 us), 4096^3, 8192^3 and the LLM
+// shapes. By that weighing it is not chosen where 128x128 tiles make a single wave
+// (1024x1024x65536) or where stream-K spreads their last wave over every SM (133 tiles of
+// 2432x896: 1.01 waves of 128x128 against one of 128x256, 1.85; not measured). It lost where
+// K is short, its per-tile costs (four 48 KiB stages to fill, 128 KiB of fp32 to store) not
+// paid back by its faster mainloop: 5000x3000x704 72.8 against 57.2 us, 8192x2048x256 38.5
+// against 35.3; even at K = 512 (4096^2: 49.4 against 48.8); it won from K = 1024 (72.8
+// against 74.5). When 128x128 tiles would leave SMs idle
 // and K is too short to split (below 2048), the 64x128 tile gives twice the blocks: 1024^3 went
 // from 0.77-0.89 to 1.14 of cuBLAS. With a deep K the 128x128 tile split over K was faster
 // (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
