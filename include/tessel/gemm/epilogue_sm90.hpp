@@ -28,6 +28,13 @@ struct alignas(2 * sizeof(Out)) OutPair {
   Out x, y;
 };
 
+// The accumulators of the thread's row r (r = 2 mb + h) in chunk j: columns 8 j + 2 (lane % 4)
+// + {0, 1} of that row (wgmma.hpp's layout).
+template <class Config>
+__device__ inline float const* accumulator_pair(float const (&acc)[Config::kAccumulators], int r, int j) {
+  return &acc[(r / 2) * (Config::kWgTileN / 2) + 4 * j + 2 * (r % 2)];
+}
+
 // A pair of D's values as the 32-bit words that hold it: two for fp32, one for 16-bit types.
 template <class Out>
 __device__ inline void pack_pair(float x0, float x1, std::uint32_t* words) {
@@ -64,7 +71,7 @@ __device__ void store_full_columns(float const (&acc)[Config::kAccumulators], Ou
       if (bias != nullptr) b0 = to_float(bias[8 * (j0 + c)]), b1 = to_float(bias[8 * (j0 + c) + 1]);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
-        float const* v = &acc[(r / 2) * (Config::kWgTileN / 2) + 4 * (j0 + c) + 2 * (r % 2)];
+        float const* v = accumulator_pair<Config>(acc, r, j0 + c);
         float x0 = alpha * v[0] + b0, x1 = alpha * v[1] + b1;
         if constexpr (Relu) x0 = fmaxf(x0, 0.0f), x1 = fmaxf(x1, 0.0f);
         pack_pair<Out>(x0, x1, x[r][c]);
@@ -157,7 +164,7 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
       const int n = col + 8 * j;  // within the tile
       if (n >= cols) break;
       const bool pair = n + 1 < cols && row_pairs;
-      float const* v = &acc[(r / 2) * (Config::kWgTileN / 2) + 4 * j + 2 * (r % 2)];
+      float const* v = accumulator_pair<Config>(acc, r, j);
       float x[2] = {p.alpha * v[0], p.alpha * v[1]};
       if (c != nullptr) {
         if (pair) {
