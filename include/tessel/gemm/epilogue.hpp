@@ -109,6 +109,15 @@ __device__ inline float activate(float x, Activation act) {
   return x;
 }
 
+// One element of D in fp32, as every epilogue path computes it: act(alpha * acc + beta * c +
+// bias), with c used only when beta != 0 and bias the element's bias per column or per row
+// (0 without one).
+__device__ inline float epilogue_value(float acc, float c, float bias, float alpha, float beta, Activation act) {
+  float x = alpha * acc;
+  if (beta != 0.0f) x += beta * c;
+  return activate(x + bias, act);
+}
+
 // store_tile where D or C is not 16-byte aligned (ldd = 4095): element by element, spread so
 // that consecutive lanes store consecutive elements (16 lanes a 32-byte sector for 16-bit D),
 // not one element of each of their runs (a sector per lane): 4095x4096x1024 took 178 us
@@ -139,14 +148,13 @@ __device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c
       for (int j = 0; j < kVec; ++j) v[j] = sC(row, thread % kThreadsPerRow + j * kThreadsPerRow);
       for (int j = 0; j < kVec; ++j) {
         const int col = thread % kThreadsPerRow + j * kThreadsPerRow;
-        float x = alpha * v[j];
+        float x;
         if constexpr (decltype(simple)::value) {
-          x += b[j];
+          x = alpha * v[j] + b[j];
           x = act == Activation::kReLU ? fmaxf(x, 0.0f) : x;
-        } else {  // in store_tile's order
-          if (beta != 0.0f && col < cols) x += beta * to_float(c[row_c + col]);
-          x += bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : b[j];
-          x = activate(x, act);
+        } else {
+          const float cv = beta != 0.0f && col < cols ? to_float(c[row_c + col]) : 0.0f;
+          x = epilogue_value(v[j], cv, bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : b[j], alpha, beta, act);
         }
         if (col < cols) d[row_d + col] = from_float<Out>(x);
       }
@@ -235,11 +243,11 @@ __device__ void store_tile(SmemC const& sC, EpilogueParams const& p, int batch, 
     }
     alignas(16) Out out[kVec];
     for (int j = 0; j < kVec; ++j) {
-      float x = p.alpha * v[j];
-      if (p.beta != 0.0f) x += p.beta * to_float(cv[j]);
-      if (p.bias_mode == BiasMode::kPerColumn && col + j < cols) x += to_float(bias[gn + j]);
-      if (p.bias_mode == BiasMode::kPerRow) x += to_float(bias[gm]);
-      out[j] = from_float<Out>(activate(x, p.act));
+      const float b = p.bias_mode == BiasMode::kPerRow                        ? to_float(bias[gm])
+                      : p.bias_mode == BiasMode::kPerColumn && col + j < cols ? to_float(bias[gn + j])
+                                                                              : 0.0f;
+      const float c_value = p.beta != 0.0f ? to_float(cv[j]) : 0.0f;
+      out[j] = from_float<Out>(epilogue_value(v[j], c_value, b, p.alpha, p.beta, p.act));
     }
     if (full_run) {
       *reinterpret_cast<uint4*>(d + row_d + gn) = *reinterpret_cast<uint4 const*>(out);

@@ -134,9 +134,12 @@ __global__ void __launch_bounds__(Config::kThreads)
 
   cp_async_wait_all();  // no copy in flight when the block exits
   static_assert(!Config::kPingPong, "gemm_kernel_sm90: the cooperative schedule only");
+  static_assert(Config::kSmemBytes >= detail::kEpilogueScratchBytes<Config>,
+                "gemm_kernel_sm90: the epilogue's scratch lies over the ring");
+  __syncthreads();  // the ring is dead: the epilogue's scratch (its general path) lies over it
   detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, int(blockIdx.z), tile.m * Config::kTileM,
                                      tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
-                                     p.n - tile.n * Config::kTileN);
+                                     p.n - tile.n * Config::kTileN, smem);
 #else
   arch_unsupported("gemm_kernel_sm90 needs sm_90a", p, a_source, b_source);
 #endif

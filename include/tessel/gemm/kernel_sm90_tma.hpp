@@ -191,6 +191,8 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   };
   unsigned char* smem_b = smem + kStages * Config::kStageBytesA;
   unsigned char* staging = smem + kTmaKernelStagingOffset<Config, Persistent>;
+  static_assert((Persistent ? Config::kSmemBytesC : Config::kSmemBytes) >= detail::kEpilogueScratchBytes<Config>,
+                "gemm_kernel_sm90_tma: the staging area holds the epilogue's scratch");
 
   if constexpr (kStoreWarps > 0) {  // ---- store warps: each staged tile to D, in order
     if (int(threadIdx.x) >= kProducerEnd) {
@@ -301,8 +303,11 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       ++jobs;
       continue;
     }
+    // Not persistent: the epilogue's scratch lies over the ring, which every MMA warp is done
+    // reading once all have passed their last wgmma wait.
+    if constexpr (!Persistent) detail::named_barrier<Config::kThreads>(1);
     detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
-                                       p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN);
+                                       p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN, staging);
   }
   if constexpr (kStoreWarps > 0) {  // no more tiles
     if (jobs > 0) mbarrier_wait(stored, (jobs - 1) & 1);
