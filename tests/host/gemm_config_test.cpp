@@ -11,6 +11,7 @@
 #include "tessel/gemm/tile_loader.hpp"  // EdgePredicates
 #include "gemm/tile_configs_sm80.hpp"  // the shipped table (the full one: this target is not lean)
 #include "tessel/gemm/config_sm80.hpp"
+#include "tessel/gemm/epilogue_sm90.hpp"  // the sm90 epilogue's warp scratch
 
 namespace tessel {
 namespace {
@@ -178,6 +179,30 @@ TEST(GemmConfigSm80, EveryShippedNarrowAccessIsConflictFree) {
   }(std::make_index_sequence<std::size(sm80::kNarrowAccesses)>{});
 }
 TEST(GemmConfigSm80, Tile64x64x32x2IsConflictFree) { expect_shape_conflict_free<sm80::TileShape<64, 64, 32, 2, 2, 2>>(); }
+
+// The sm90 epilogue's per-warp scratch (epilogue_sm90.hpp, store_through_warp_scratch): a
+// (16, 32) fp32 slice, rows `stride` floats apart. A warp writes its accumulator pairs, chunk
+// jj and half h at a time (lane l: row l / 4 + 8 h, columns 8 jj + 2 (l % 4) + {0, 1}, 8
+// bytes), then reads one row at a time (lane l: column l). The worst n-way conflict of a side.
+int warp_scratch_worst(int stride, bool writes) {
+  auto tile = tool::make_smem_tile(rt::evaluate("(16,32):(" + std::to_string(stride) + ",1)"), 4);
+  int worst = 1;
+  for (int step = 0; step < (writes ? 8 : 16); ++step) {  // (jj, h), or the row
+    std::vector<tool::Coord> lanes;
+    for (int l = 0; l < 32; ++l) {
+      lanes.push_back(writes ? tool::Coord{l / 4 + 8 * (step % 2), 8 * (step / 2) + 2 * (l % 4)}
+                             : tool::Coord{step, l});
+    }
+    worst = std::max(worst, tool::check_banks(tile, tool::explicit_access(lanes, writes ? 8 : 4)).worst_n_way);
+  }
+  return worst;
+}
+
+TEST(EpilogueSm90, WarpScratchIsConflictFree) {
+  EXPECT_EQ(warp_scratch_worst(detail::kScratchStride, true), 1) << "the accumulator pairs' writes";
+  EXPECT_EQ(warp_scratch_worst(detail::kScratchStride, false), 1) << "the row reads";
+  EXPECT_GT(warp_scratch_worst(32, true), 1) << "unpadded rows: a half-warp's 4 rows share banks";
+}
 
 }  // namespace
 }  // namespace tessel

@@ -19,6 +19,17 @@
 
 namespace tessel {
 
+namespace detail {
+// Shared memory of store_through_warp_scratch (below): each MMA warp stages its (16, 32)
+// slices of fp32 values in its own (16, kScratchStride) area. With rows 40 floats apart, a
+// half-warp's 8-byte writes (4 rows x 4 lanes) and a warp's reads of one row hit 32 distinct
+// banks (tests/host/gemm_config_test.cpp).
+inline constexpr int kScratchStride = 40;
+inline constexpr int kWarpScratchFloats = 16 * kScratchStride;
+template <class Config>
+inline constexpr int kEpilogueScratchBytes = Config::kThreads / 32 * kWarpScratchFloats * int(sizeof(float));
+}  // namespace detail
+
 #if defined(__CUDACC__)
 namespace detail {
 
@@ -122,14 +133,6 @@ __device__ void store_full_columns(float const (&acc)[Config::kAccumulators], Ou
     }
   }
 }
-
-// Shared memory of the general path: each MMA warp stages its (16, 32) slices of fp32 values
-// in its own (16, kScratchStride) area. With rows 40 floats apart, a half-warp's 8-byte writes
-// (4 rows x 4 lanes) and a warp's reads of one row hit 32 distinct banks.
-inline constexpr int kScratchStride = 40;
-inline constexpr int kWarpScratchFloats = 16 * kScratchStride;
-template <class Config>
-inline constexpr int kEpilogueScratchBytes = Config::kThreads / 32 * kWarpScratchFloats * int(sizeof(float));
 
 // The other cases: columns past N, or D or C not 16-byte aligned. Each warp writes its 16 rows
 // of a 64-row block, 32 columns at a time, into its scratch area, then reads them back a row
