@@ -131,10 +131,11 @@ struct GemmConfigSm90 {
                 "GemmConfigSm90: every stage must start on a 1024-byte swizzle-pattern boundary");
 
   // ---- epilogue: from the registers to D (epilogue_sm90.hpp). The staging tile below serves
-  // the store warps (kStoreWarps), which store through the shared epilogue (epilogue.hpp); its
-  // shared memory is still reserved for every config (the persistent kernel's layout, and
-  // TmaTileConfigInfo::smem_bytes): a 256-wide tile's is one slice of 64 columns (32 KiB), a
-  // ping-pong warpgroup's too.
+  // the store warps (kStoreWarps), which store through the shared epilogue (epilogue.hpp), and
+  // otherwise holds the MMA warps' scratch for the tiles the registers cannot store (20 KiB,
+  // detail::kEpilogueScratchBytes); every config reserves it (the persistent kernel's layout,
+  // and TmaTileConfigInfo::smem_bytes): a 256-wide tile's is one slice of 64 columns (32 KiB),
+  // a ping-pong warpgroup's too.
   static constexpr int kEpilogueTileN = kPingPong || TileN > 128 ? 64 : TileN;
   static_assert(StoreWarps == 0 || (!kPingPong && kEpilogueTileN == TileN && kAccumulators <= 64),
                 "GemmConfigSm90: store warps take whole staged tiles of the cooperative schedule");
