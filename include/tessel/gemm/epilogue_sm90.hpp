@@ -3,13 +3,14 @@
 // By wgmma's accumulator layout (arch/sm90/wgmma.hpp), thread t = 32 w + l of a warpgroup holds,
 // per 64-row block mb and 8-column chunk j, the pairs
 //   row 64 mb + 16 w + l / 4 + 8 h,  columns 8 j + 2 (l % 4) + {0, 1}        (h = 0, 1)
-// Where D and C are 16-byte aligned and the warpgroup's columns lie inside D (store_full_columns),
-// the lanes of a quad exchange their pairs with shuffles, so that each stores 16-byte runs
-// straight from the registers: a warp's store covers 8 rows x 64 bytes. Otherwise (edge columns,
-// unaligned rows: store_through_warp_scratch) each warp stages 32 columns of its 16 rows at a
-// time in its own shared memory and stores them a row at a time, 32 consecutive elements a
-// warp. The stores are in flight while the warps go on to the next tile's mainloop. C and D
-// may be the same memory: each element of C is read by the thread that then writes it.
+// Where D and C are 16-byte aligned and the warpgroup's columns end on a 16-byte run
+// (store_full_columns), the lanes of a quad exchange their pairs with shuffles, so that each
+// stores 16-byte runs straight from the registers: a warp's store covers 8 rows x 64 bytes.
+// Otherwise (unaligned rows, N inside a run: store_through_warp_scratch) each warp stages 32
+// columns of its 16 rows at a time in its own shared memory and stores them a row at a time,
+// 32 consecutive elements a warp. The stores are in flight while the warps go on to the next
+// tile's mainloop. C and D may be the same memory: each element of C is read by the thread
+// that then writes it.
 #pragma once
 
 #include <cstdint>
@@ -57,40 +58,44 @@ __device__ inline void pack_pair(float x0, float x1, std::uint32_t* words) {
   }
 }
 
-// The warpgroup's columns all inside D, and D (and C) 16-byte aligned (vector_ok). Each lane
-// of a quad (the 4 lanes that share rows) holds pairs 8 bytes (fp32) or 4 bytes apart; kG =
-// 8 / sizeof(Out) lanes exchange them by a kG x kG transpose (shuffles), so that each lane
-// holds a 16-byte run of one 8-column chunk per row: then a warp's store covers 8 rows x 64
-// bytes, whole sectors, with four times fewer accesses for 16-bit D than pairs would take.
+// D (and C) 16-byte aligned (vector_ok). Each lane of a quad (the 4 lanes that share rows)
+// holds pairs 8 bytes (fp32) or 4 bytes apart; kG = 8 / sizeof(Out) lanes exchange them by a
+// kG x kG transpose (shuffles), so that each lane holds a 16-byte run of one 8-column chunk per
+// row: then a warp's store covers 8 rows x 64 bytes, whole sectors, with four times fewer
+// accesses for 16-bit D than pairs would take.
 //   before: lane q of the group, chunk j0 + c:  columns 8 (j0 + c) + 2 q' + {0, 1}, c < kG
 //   after:  lane q, chunk j0 + q % kG:         columns 8 (j0 + q % kG) + 2 kG (q' / kG) + [0, 2 kG)
 // (q' = lane % 4; for fp32 the quad is two groups of two lanes, each one half of a chunk).
 // The values are computed before the exchange, each pair with C's pair where beta != 0.
 // General = false: no residual, no bias per row, no activation or ReLU (Relu), without a
-// decision per element.
+// decision per element. wg_cols: the warpgroup's columns inside D, all of them or a multiple
+// of 2 kG (D's rows are whole 16-byte runs), so that a pair or a run lies inside D or past it
+// whole: those past it are neither loaded nor stored.
 template <class Config, class Out, bool Relu, bool General>
 __device__ void store_full_columns(float const (&acc)[Config::kAccumulators], Out* const (&out)[2 * Config::kWgMBlocks],
                                    Out const* const (&c_out)[2 * Config::kWgMBlocks],
-                                   float const (&row_bias)[2 * Config::kWgMBlocks], Out const* bias,
+                                   float const (&row_bias)[2 * Config::kWgMBlocks], Out const* bias, int wg_cols,
                                    EpilogueParams const& p) {
   constexpr int kRows = 2 * Config::kWgMBlocks, kChunks = Config::kWgTileN / 8;
   constexpr int kG = 8 / int(sizeof(Out));      // lanes (and chunks) a transpose spans
   constexpr int kWords = int(sizeof(Out)) / 2;  // 32-bit words of one pair
   const int lane = int(threadIdx.x) % 32;
+  const int run_col = 8 * (lane % 4 % kG) + 2 * kG * (lane % 4 / kG);  // the lane's run after the exchange, + 8 j0
 #pragma unroll
   for (int j0 = 0; j0 < kChunks; j0 += kG) {
     std::uint32_t x[kRows][kG][kWords];  // (row, chunk, word): this lane's pairs
 #pragma unroll
     for (int c = 0; c < kG; ++c) {
+      const bool inside = 8 * (j0 + c) + 2 * (lane % 4) < wg_cols;  // this lane's pair of chunk j0 + c
       float b0 = 0.0f, b1 = 0.0f;
-      if (bias != nullptr) b0 = to_float(bias[8 * (j0 + c)]), b1 = to_float(bias[8 * (j0 + c) + 1]);
+      if (bias != nullptr && inside) b0 = to_float(bias[8 * (j0 + c)]), b1 = to_float(bias[8 * (j0 + c) + 1]);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         float const* v = accumulator_pair<Config>(acc, r, j0 + c);
         float x0, x1;
         if constexpr (General) {
           float c0 = 0.0f, c1 = 0.0f;
-          if (c_out[r] != nullptr) {
+          if (c_out[r] != nullptr && inside) {
             const OutPair<Out> cv = *reinterpret_cast<OutPair<Out> const*>(c_out[r] + 8 * (j0 + c));
             c0 = to_float(cv.x), c1 = to_float(cv.y);
           }
@@ -129,16 +134,18 @@ __device__ void store_full_columns(float const (&acc)[Config::kAccumulators], Ou
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
       std::uint32_t const* run = &x[r][0][0];  // the lane's 16 bytes of row r, in column order
-      if (out[r] != nullptr) *reinterpret_cast<uint4*>(out[r] + 8 * j0) = make_uint4(run[0], run[1], run[2], run[3]);
+      if (out[r] != nullptr && run_col + 8 * j0 < wg_cols) {
+        *reinterpret_cast<uint4*>(out[r] + 8 * j0) = make_uint4(run[0], run[1], run[2], run[3]);
+      }
     }
   }
 }
 
-// The other cases: columns past N, or D or C not 16-byte aligned. Each warp writes its 16 rows
-// of a 64-row block, 32 columns at a time, into its scratch area, then reads them back a row
-// at a time: lane l takes column l, so a warp's store (and C's load) is 32 consecutive elements
-// of one row, at any alignment. Only __syncwarp: no warp reads another's area (scratch:
-// kEpilogueScratchBytes, the MMA warps' areas by warp index).
+// The other cases: D or C not 16-byte aligned, or N inside a 16-byte run of the tile. Each
+// warp writes its 16 rows of a 64-row block, 32 columns at a time, into its scratch area, then
+// reads them back a row at a time: lane l takes column l, so a warp's store (and C's load) is
+// 32 consecutive elements of one row, at any alignment. Only __syncwarp: no warp reads
+// another's area (scratch: kEpilogueScratchBytes, the MMA warps' areas by warp index).
 template <class Config, class Out>
 __device__ void store_through_warp_scratch(float const (&acc)[Config::kAccumulators], int wg_m, int wg_col,
                                            EpilogueParams const& p, Out* d, Out const* c, Out const* bias, int row0,
@@ -208,7 +215,10 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
   Out const* c = p.beta != 0.0f ? static_cast<Out const*>(p.c) + batch * p.c_batch_stride : nullptr;
   Out const* bias = static_cast<Out const*>(p.bias) + batch * p.bias_batch_stride;
 
-  if (p.vector_ok && wg_col + Config::kWgTileN <= cols) {
+  if (wg_col >= cols) return;  // the warpgroup's part lies past N
+  // The register exchange where D's rows are 16-byte aligned, and the warpgroup's columns are
+  // all inside D or end on a 16-byte run (always, where ldd is N).
+  if (p.vector_ok && (wg_col + Config::kWgTileN <= cols || (cols - wg_col) % (16 / int(sizeof(Out))) == 0)) {
     constexpr int kG = 8 / int(sizeof(Out));
     const int q = lane % 4;
     Out* out[kRows];          // (row) where this lane's first 16-byte run goes; nullptr past M
@@ -225,11 +235,11 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
     }
     Out const* lane_bias = p.bias_mode == BiasMode::kPerColumn ? bias + col0 + wg_col + 2 * q : nullptr;
     if (c != nullptr || p.bias_mode == BiasMode::kPerRow || p.act == Activation::kGELU) {
-      store_full_columns<Config, Out, false, true>(acc, out, c_out, row_bias, lane_bias, p);
+      store_full_columns<Config, Out, false, true>(acc, out, c_out, row_bias, lane_bias, cols - wg_col, p);
     } else if (p.act == Activation::kReLU) {
-      store_full_columns<Config, Out, true, false>(acc, out, c_out, row_bias, lane_bias, p);
+      store_full_columns<Config, Out, true, false>(acc, out, c_out, row_bias, lane_bias, cols - wg_col, p);
     } else {
-      store_full_columns<Config, Out, false, false>(acc, out, c_out, row_bias, lane_bias, p);
+      store_full_columns<Config, Out, false, false>(acc, out, c_out, row_bias, lane_bias, cols - wg_col, p);
     }
     return;
   }
