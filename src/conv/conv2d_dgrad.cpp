@@ -1,6 +1,7 @@
 // conv2d_dgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then one
 // implicit GEMM per stride phase that has rows (include/tessel/conv/dgrad_operand_sm80.hpp
-// explains the phases), each launched once for all groups, the groups as its batches.
+// explains the phases), each launched once for all groups, the groups as its batches; or, on
+// the TMA kernel, every phase in one launch, the phases as its batches (DgradPlan::one_launch).
 //   GEMM view of group g, phase (ph, pw):
 //     D (N*rows*cols, C/G) = A (N*rows*cols, R'*S'*K/G) * B (C/G, R'*S'*K/G)^T
 //   A  dY through fprop's activation iterator on the phase's stride-1 problem
@@ -47,6 +48,29 @@ bool encode_phases(const conv_detail::DgradPlan& plan, const void* dy, const voi
   return true;
 }
 
+// Every phase in one launch (plan.one_launch): phase i's A map, geometry, rows, K tiles and row
+// scatter as batch i; a phase without taps keeps a zero map that is never read. False when the
+// driver refuses a map.
+bool encode_one_launch(const conv_detail::DgradPlan& plan, const Conv2dProblem& pb, const void* dy, const void* w,
+                       ConvDgradPhasesTmaA* a, ConvDgradPhasesTmaB* b) {
+  *a = ConvDgradPhasesTmaA{};
+  *b = ConvDgradPhasesTmaB{};
+  bool b_encoded = false;
+  for (std::size_t i = 0; i < plan.phases.size(); ++i) {
+    const conv_detail::ConvGemm& g = plan.phases[i].gemm;
+    a->rows[i] = g.m;
+    a->scatter[i] = dgrad_row_scatter(pb, plan.phases[i].phase);
+    if (!g.tile.tma) continue;  // no taps: K = 0
+    if (!sm90::encode_tma_map(g.tma.a, dy, &a->map[i])) return false;
+    if (!b_encoded && !sm90::encode_tma_map(g.tma.b, w, &b->map)) return false;  // one filter map for all
+    b_encoded = true;
+    a->g[i] = g.tma.a_geometry;
+    a->k_tiles[i] = g.k / g.tile.k;
+    b->g[i] = g.tma.b_dgrad;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
@@ -79,7 +103,10 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     w = padded_filter.get();
   }
   std::vector<PhaseTma> tma;
-  if (!encode_phases(plan, args.dy, w, tma)) {  // the driver refused a map: the cp.async kernels
+  ConvDgradPhasesTmaA phases_a;
+  ConvDgradPhasesTmaB phases_b;
+  if (plan.one_launch ? !encode_one_launch(plan, pb, args.dy, w, &phases_a, &phases_b)
+                      : !encode_phases(plan, args.dy, w, tma)) {  // the driver refused a map: the cp.async kernels
     device.tma_encoder = false;
     plan = conv_detail::plan_dgrad(args, device);
     tma.assign(plan.phases.size(), PhaseTma{});
@@ -94,6 +121,18 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   // 16-byte runs of dX (and the residual) in every group: aligned bases, C and C/G multiples of a run.
   const bool vector_ok =
       pb.c % vec == 0 && (pb.groups == 1 || cg % vec == 0) && aligned(args.dx, 16) && (!c_read || aligned(c, 16));
+  if (plan.one_launch) {  // ungrouped: no batch strides; each phase's rows scatter as its own
+    const conv_detail::ConvGemm& gemm = plan.one_launch_gemm;
+    const EpilogueParams epilogue = conv_detail::output_epilogue(args.dx, c, args.bias, pb.c, args.alpha, args.beta,
+                                                                 args.activation, args.output_type, vector_ok);
+    const GemmParams params{args.dy, w, gemm.m, gemm.n, gemm.k, 0, 0, 0, 0, 1, 1 << 30, epilogue};
+    if (cudaError_t e = sm90::run_conv_dgrad_phases_tma(args.input_type, gemm.tile, params, gemm.groups, phases_a,
+                                                        phases_b, stream);
+        e != cudaSuccess) {
+      return conv_detail::launch_error("dgrad", e);
+    }
+    return {};
+  }
   for (std::size_t i = 0; i < plan.phases.size(); ++i) {
     const DgradPhase& phase = plan.phases[i].phase;
     const conv_detail::ConvGemm& gemm = plan.phases[i].gemm;

@@ -50,6 +50,33 @@ void finish(ConvGemm& g, int sms) {
       std::min<long long>(k_tiles, g.split.k_tiles_per_split) <= sm80::kConvPersistentMaxKTiles && items > 2LL * sms;
 }
 
+// DgradPlan::one_launch: the phases' GEMMs as the batches of one TMA launch, where they allow it.
+void plan_dgrad_one_launch(DgradPlan& plan, int sms) {
+  const int phases = int(plan.phases.size());
+  if (phases < 2 || phases > kDgradTmaMaxPhases) return;
+  ConvGemm one;
+  bool any_taps = false;
+  for (const DgradPhasePlan& ph : plan.phases) {
+    const ConvGemm& g = ph.gemm;
+    const bool taps = ph.phase.taps_r > 0 && ph.phase.taps_s > 0;
+    if (taps && !g.tile.tma) return;  // a phase on the cp.async kernels
+    if (!taps) continue;              // K = 0: the epilogue alone, on any tile
+    if (any_taps && (g.tile.m != one.tile.m || g.tile.n != one.tile.n)) return;
+    if (!any_taps) one = g;
+    any_taps = true;
+    one.k = std::max(one.k, g.k);
+  }
+  if (!any_taps) return;
+  one.m = 0;
+  for (const DgradPhasePlan& ph : plan.phases) one.m = std::max(one.m, ph.gemm.m);
+  one.groups = phases;
+  finish(one, sms);
+  if (one.split.partials()) return;  // few tiles and deep reductions: split phase by phase
+  plan.one_launch = true;
+  plan.one_launch_gemm = one;
+  plan.workspace_bytes = 0;
+}
+
 }  // namespace
 
 Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb) {
@@ -197,6 +224,7 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
       plan.workspace_bytes = std::max(plan.workspace_bytes, g.workspace_bytes());
     }
   }
+  plan_dgrad_one_launch(plan, device.sms);
   return plan;
 }
 

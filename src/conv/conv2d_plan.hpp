@@ -114,6 +114,14 @@ struct DgradPlan {
   // The phases that have rows, in (ph, pw) order. A phase (ph, pw) with ph >= H or pw >= W (the
   // image smaller than the stride) has no rows of dX: nothing to write, so no GEMM.
   std::vector<DgradPhasePlan> phases;
+  // Every phase in one launch of the TMA kernel, phase i its batch i (ConvDgradPhasesTmaA), where
+  // each phase with taps takes the TMA kernel, there are 2 to kDgradTmaMaxPhases phases, and
+  // together they need no split-K (phases alone each fill a fraction of the GPU). Then
+  // one_launch_gemm is that launch: M the most rows of a phase, N, K the most of a phase's
+  // (each its own: phases[i].gemm), the phases as its groups; no split; persistent by the
+  // whole launch's tiles. Otherwise a launch per phase.
+  bool one_launch = false;
+  ConvGemm one_launch_gemm;
   std::size_t w_copy_bytes = 0;
   std::size_t workspace_bytes = 0;  // split-K's, the largest phase's (the phases run in order)
 };

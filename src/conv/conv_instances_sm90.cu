@@ -12,27 +12,27 @@ using DgradConfig = sm80::DgradConfigTma<Element, TileN, Persistent>;
 
 #if defined(TESSEL_HAS_SM90A)
 
-template <template <class, int, bool> class Config, class Element, class BSource>
-cudaError_t run(sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a, BSource const& b,
+template <template <class, int, bool> class Config, class Element, class ASource, class BSource>
+cudaError_t run(sm80::ConvTile tile, GemmParams const& p, int batches, ASource const& a, BSource const& b,
                 cudaStream_t stream) {
   using sm80::kConvSmallTile, sm80::kConvTile;
   if (tile.persistent) {  // planned: conv2d_plan.cpp
-    return tile.small() ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true>, true>(p, 1, stream, a, b)
-                        : launch_gemm_sm90_tma<Config<Element, kConvTile, true>, true>(p, 1, stream, a, b);
+    return tile.small() ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true>, true>(p, batches, stream, a, b)
+                        : launch_gemm_sm90_tma<Config<Element, kConvTile, true>, true>(p, batches, stream, a, b);
   }
-  return tile.small() ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, false>, false>(p, 1, stream, a, b)
-                      : launch_gemm_sm90_tma<Config<Element, kConvTile, false>, false>(p, 1, stream, a, b);
+  return tile.small() ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, false>, false>(p, batches, stream, a, b)
+                      : launch_gemm_sm90_tma<Config<Element, kConvTile, false>, false>(p, batches, stream, a, b);
 }
 #endif
 
-template <template <class, int, bool> class Config, class BSource>
-cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
+template <template <class, int, bool> class Config, class ASource, class BSource>
+cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, int batches, ASource const& a,
                 BSource const& b, cudaStream_t stream) {
 #if defined(TESSEL_HAS_SM90A)
-  return input == DataType::kF16 ? run<Config, Half>(tile, p, a, b, stream)
-                                 : run<Config, BFloat16>(tile, p, a, b, stream);
+  return input == DataType::kF16 ? run<Config, Half>(tile, p, batches, a, b, stream)
+                                 : run<Config, BFloat16>(tile, p, batches, a, b, stream);
 #else
-  (void)input, (void)tile, (void)p, (void)a, (void)b, (void)stream;
+  (void)input, (void)tile, (void)p, (void)batches, (void)a, (void)b, (void)stream;
   return cudaErrorNotSupported;  // planned only where DeviceInfo::wgmma()
 #endif
 }
@@ -41,12 +41,20 @@ cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFp
 
 cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
                                ConvFilterTmaB const& b, cudaStream_t stream) {
-  return run<FpropConfig>(input, tile, p, a, b, stream);
+  return run<FpropConfig>(input, tile, p, 1, a, b, stream);
 }
 
 cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
                                ConvDgradFilterTmaB const& b, cudaStream_t stream) {
-  return run<DgradConfig>(input, tile, p, a, b, stream);
+  return run<DgradConfig>(input, tile, p, 1, a, b, stream);
+}
+
+static_assert(BatchShapedSource<ConvDgradPhasesTmaA> && !BatchShapedSource<ConvFpropTmaA>,
+              "the phases' A source gives each batch its shape; the others do not");
+
+cudaError_t run_conv_dgrad_phases_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int phases,
+                                      ConvDgradPhasesTmaA const& a, ConvDgradPhasesTmaB const& b, cudaStream_t stream) {
+  return run<DgradConfig>(input, tile, params, phases, a, b, stream);
 }
 
 }  // namespace tessel::sm90

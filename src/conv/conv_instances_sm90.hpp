@@ -1,5 +1,6 @@
-// The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop and dgrad, each for f16
-// and bf16, the 128x128 and 128x64 tiles, two blocks per SM or persistent.
+// The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop, dgrad by phase and dgrad
+// with every phase in one launch, each for f16 and bf16, the 128x128 and 128x64 tiles, two
+// blocks per SM or persistent.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,5 +20,9 @@ cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams c
                                ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);
 cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params,
                                ConvFpropTmaA const& a, ConvDgradFilterTmaB const& b, cudaStream_t stream);
+// Every stride phase of a dgrad in one launch, phase b as batch b (params.m: the most rows of a
+// phase; params.splits 1).
+cudaError_t run_conv_dgrad_phases_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int phases,
+                                      ConvDgradPhasesTmaA const& a, ConvDgradPhasesTmaB const& b, cudaStream_t stream);
 
 }  // namespace tessel::sm90

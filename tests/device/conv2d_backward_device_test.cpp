@@ -498,6 +498,33 @@ TEST(Conv2dDgrad, TmaKernelRandomProblems) {
     if (HasFailure()) return;
   }
 }
+// Every stride phase in one launch of the TMA kernel (DgradPlan::one_launch), each phase a batch
+// with its own rows, K tiles and row scatter: the 1x1 projection at stride 2, persistent, whose
+// three phases no tap reaches (the epilogue alone: beta * dX + bias, then ReLU); stride 3 with
+// phases of unequal rows and 72 filters (a partial K tile); 3x3/2 with dX as its own residual.
+// On a device with the TMA kernel the plan must be one launch, so the test cannot pass on the
+// launch per phase.
+TEST(Conv2dDgrad, TmaKernelPhasesInOneLaunch) {
+  const Case cases[] = {
+      {problem(16, 56, 56, 64, 64, 1, 1, 0, 2), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true, Activation::kReLU},
+      {problem(2, 17, 16, 64, 72, 3, 3, 1, 3), DataType::kBF16, DataType::kF32, 0.75f, 0.0f, true},
+      {problem(4, 14, 14, 128, 128, 3, 3, 1, 2), DataType::kF16, DataType::kBF16, 1.0f, 1.0f, false,
+       Activation::kNone, true},
+  };
+  int seed = 460;
+  for (Case const& t : cases) {
+    if (DeviceInfo device; current_device("test", &device).ok() && device.wgmma()) {
+      Conv2dDgradArguments args;
+      args.problem = t.pb;
+      args.dy = args.w = args.dx = reinterpret_cast<void*>(std::uintptr_t(1) << 20);  // aligned: only planned
+      const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
+      EXPECT_TRUE(plan.one_launch) << describe(t);
+      if (t.pb.r == 1) EXPECT_TRUE(plan.one_launch_gemm.tile.persistent) << describe(t);
+    }
+    run_dgrad(t, seed++);
+    if (HasFailure()) return;
+  }
+}
 TEST(Conv2dDgrad, TmaKernelStemAndSplitK) {
   run_dgrad({problem(2, 30, 30, 3, 64, 7, 7, 3, 2)}, 450);  // the padded 8-channel filter, 4 phases
   run_dgrad({problem(1, 9, 9, 96, 512, 3, 3, 1, 1), DataType::kBF16, DataType::kBF16, 1.0f, 0.5f, true,

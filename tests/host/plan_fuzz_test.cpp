@@ -199,6 +199,39 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
              (long long)kp.r * kp.s * kp.channels_per_group(), pb.p(), pb.q());
 }
 
+// DgradPlan::one_launch is taken exactly where it may be: 2 to kDgradTmaMaxPhases phases, every
+// phase with taps on the TMA kernel with one tile, and no split of the launch that holds them
+// all; that launch's GEMM then covers each phase's (the most rows and K of a phase).
+void check_dgrad_one_launch(const conv_detail::DgradPlan& plan, const DeviceInfo& device) {
+  const int phases = int(plan.phases.size());
+  bool fits = phases >= 2 && phases <= kDgradTmaMaxPhases, any_taps = false;
+  sm80::ConvTile tile{};
+  long long m = 0, k = 0;
+  for (const conv_detail::DgradPhasePlan& pl : plan.phases) {
+    m = std::max<long long>(m, pl.gemm.m);
+    if (pl.phase.taps_r == 0 || pl.phase.taps_s == 0) continue;
+    if (!pl.gemm.tile.tma || (any_taps && (pl.gemm.tile.m != tile.m || pl.gemm.tile.n != tile.n))) fits = false;
+    if (!any_taps) tile = pl.gemm.tile;
+    any_taps = true;
+    k = std::max<long long>(k, pl.gemm.k);
+  }
+  fits = fits && any_taps;
+  if (!fits) {
+    EXPECT_FALSE(plan.one_launch);
+    return;
+  }
+  const conv_detail::Split split = conv_detail::choose_split(int(m), plan.phases[0].gemm.n, int(k), tile, device.sms, phases);
+  EXPECT_EQ(plan.one_launch, !split.partials());
+  if (!plan.one_launch) return;
+  const conv_detail::ConvGemm& g = plan.one_launch_gemm;
+  EXPECT_EQ(g.m, m);
+  EXPECT_EQ(g.n, plan.phases[0].gemm.n);
+  EXPECT_EQ(g.k, k);
+  EXPECT_EQ(g.groups, phases);
+  EXPECT_TRUE(g.tile.tma && g.tile.m == tile.m && g.tile.n == tile.n);
+  EXPECT_FALSE(g.split.partials());
+}
+
 void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   Conv2dDgradArguments args;
   args.problem = pb;
@@ -241,7 +274,8 @@ void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
     workspace = std::max(workspace, pl.gemm.workspace_bytes());
   }
   EXPECT_EQ(pixels, (long long)pb.h * pb.w);
-  EXPECT_EQ(plan.workspace_bytes, workspace);
+  check_dgrad_one_launch(plan, device);
+  EXPECT_EQ(plan.workspace_bytes, plan.one_launch ? 0 : workspace);
 }
 
 void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
@@ -414,6 +448,37 @@ TEST(PlanDgrad, ImageSmallerThanTheStride) {
     ASSERT_TRUE(validate(pb).ok());
     for (const DeviceInfo device : {DeviceInfo{}, DeviceInfo{108, 8, 0, false, false}}) check_dgrad(rng, pb, device);
   }
+}
+
+// Strided dgrad on an H100: ResNet-50's stride-2 layers (N = 32) run every phase in one launch,
+// including the 1x1 projection whose three phases no tap reaches; strides past 3 x 3, and
+// phases that would split K, keep a launch per phase.
+TEST(PlanDgrad, StridePhasesInOneLaunch) {
+  auto plan = [](int n, int hw, int c, int k, int rs, int pad, int stride) {
+    Conv2dDgradArguments args;
+    args.problem = Conv2dProblem{n, hw, hw, c, k, rs, rs, pad, pad, stride, stride};
+    args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    args.dx = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    const conv_detail::DgradPlan p = conv_detail::plan_dgrad(args, DeviceInfo{});
+    check_dgrad_one_launch(p, DeviceInfo{});
+    return p;
+  };
+  for (auto [hw, c] : {std::pair{56, 128}, {28, 256}, {14, 512}}) {
+    const conv_detail::DgradPlan p = plan(32, hw, c, c, 3, 1, 2);
+    SCOPED_TRACE(std::to_string(hw) + "x" + std::to_string(hw) + "x" + std::to_string(c) + " 3x3/2");
+    ASSERT_TRUE(p.one_launch);
+    EXPECT_EQ(p.one_launch_gemm.groups, 4);
+    EXPECT_EQ(p.one_launch_gemm.m, 32 * (hw / 2) * (hw / 2));
+    EXPECT_EQ(p.one_launch_gemm.k, 4 * c);  // phase (0, 0): 2 x 2 taps of K = C filters
+    EXPECT_EQ(p.workspace_bytes, 0u);
+  }
+  const conv_detail::DgradPlan projection = plan(32, 56, 256, 512, 1, 0, 2);
+  EXPECT_TRUE(projection.one_launch);
+  EXPECT_EQ(projection.one_launch_gemm.k, 512);
+  EXPECT_FALSE(plan(8, 32, 64, 64, 4, 0, 4).one_launch);  // 16 phases
+  EXPECT_FALSE(plan(1, 6, 64, 512, 3, 1, 1).one_launch);  // one phase
+  EXPECT_FALSE(plan(1, 8, 64, 2048, 3, 1, 2).one_launch);  // 4 tiles, 128 K tiles: split
 }
 
 // choose_split of an empty GEMM (a dgrad phase without rows divided by its zero tiles).

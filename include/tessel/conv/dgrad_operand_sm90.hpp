@@ -7,6 +7,9 @@
 //      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, TileK k) of
 //      the 4-d (C, S, R, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp)
 // Filters past K and channels past C read as zeros.
+// All the phases of a layer can run as one launch, each phase a batch of the kernel with its
+// own rows, K tiles and row scatter (ConvDgradPhasesTmaA, ConvDgradPhasesTmaB): a stride-2
+// layer's four phases, each a fraction of the GPU, then fill it together.
 #pragma once
 
 #include <cuda.h>
@@ -16,6 +19,7 @@
 #include "tessel/arch/sm90/tma.hpp"
 #include "tessel/conv/dgrad_operand_sm80.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
+#include "tessel/gemm/epilogue.hpp"  // RowScatter
 
 namespace tessel {
 
@@ -60,6 +64,42 @@ struct ConvDgradFilterTmaB {
     }
   };
   __device__ Tiles tiles(int c0, int k_tile, int /*batch: one*/) const { return {&map, g, c0, k_tile}; }
+#endif
+};
+
+// Phases of one launch: up to 9 (strides up to 3 x 3), so that the kernel's parameters, which
+// hold every phase's map (128 bytes each), stay within the classic 4 KiB. Larger strides run a
+// launch per phase.
+inline constexpr int kDgradTmaMaxPhases = 9;
+
+// A of every phase: batch b is phase b, with its im2col map over dY and geometry, its rows
+// (N * rows * cols: GEMM M), its K tiles (0 for a phase no tap reaches: the epilogue alone, its
+// map never read) and where its rows go in dX (dgrad_row_scatter). The kernel reads the last
+// three through batch_rows, batch_k_tiles and batch_scatter (kernel_sm90_tma.hpp).
+struct ConvDgradPhasesTmaA {
+  CUtensorMap map[kDgradTmaMaxPhases];
+  ConvTmaGeometry g[kDgradTmaMaxPhases];
+  int rows[kDgradTmaMaxPhases];
+  int k_tiles[kDgradTmaMaxPhases];
+  RowScatter scatter[kDgradTmaMaxPhases];
+#if defined(__CUDACC__)
+  __device__ ConvFpropTmaA::Tiles tiles(int m0, int k_tile, int batch) const {
+    return {&map[batch], g[batch], im2col_origin(g[batch], m0), k_tile};
+  }
+  __device__ int batch_rows(int batch) const { return rows[batch]; }
+  __device__ int batch_k_tiles(int batch) const { return k_tiles[batch]; }
+  __device__ RowScatter const& batch_scatter(int batch) const { return scatter[batch]; }
+#endif
+};
+
+// B of every phase: the one filter map, each phase's taps.
+struct ConvDgradPhasesTmaB {
+  CUtensorMap map;
+  DgradFilterTmaGeometry g[kDgradTmaMaxPhases];
+#if defined(__CUDACC__)
+  __device__ ConvDgradFilterTmaB::Tiles tiles(int c0, int k_tile, int batch) const {
+    return {&map, g[batch], c0, k_tile};
+  }
 #endif
 };
 

@@ -39,8 +39,13 @@
 //                                                         // first K tile, batch
 //   tiles.load(stage_smem, bar);   // the next K tile, in order; the box(es) fill the stage:
 //                                  // Config::kStageBytesA / B bytes
+// Every batch is the GEMM of p (M = p.m, p.k), unless the A source gives each its own
+// (BatchShapedSource: conv dgrad's stride phases, ConvDgradPhasesTmaA): then batch b has
+// batch_rows(b) rows, batch_k_tiles(b) K tiles and its rows go to D through batch_scatter(b);
+// p.m is the largest batch's rows (the grid), p.splits 1 and D's batch stride unused.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 
 #include "config_sm90.hpp"
@@ -54,6 +59,13 @@
 #include "tessel/arch/sm90/wgmma.hpp"
 
 namespace tessel {
+
+template <class ASource>
+concept BatchShapedSource = requires(ASource const& a, int b) {
+  { a.batch_rows(b) } -> std::convertible_to<int>;
+  { a.batch_k_tiles(b) } -> std::convertible_to<int>;
+  { a.batch_scatter(b) } -> std::convertible_to<RowScatter>;
+};
 
 // Threads of the kernel: the config's two MMA warpgroups, then the producer: one warp, or,
 // when the MMA warpgroups need more registers than an even share (128 fp32 accumulators a
@@ -183,10 +195,17 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   const StreamKSchedule schedule = Persistent ? sk.schedule : StreamKSchedule{1, 1, 0, 0};
   const int rank = kCluster > 1 ? cluster_rank() : 0;
   const int block = Persistent ? int(blockIdx.x) / kCluster : 0;
+  constexpr bool kBatchShaped = BatchShapedSource<ASource>;
+  static_assert(!kBatchShaped || kStoreWarps == 0, "gemm_kernel_sm90_tma: batches of their own shape store from the MMA warps");
   auto work = [&](WorkSegment const& s) {
-    if (!Persistent) return block_work<Config>(p);
-    BlockWork w = block_work<Config>(p, s.item % tiles_mn, s.item / tiles_mn, kCluster, rank);
-    if (s.item >= schedule.dp_items()) w.tile_begin = s.k_begin, w.tile_end = s.k_end;  // a stream-K segment
+    BlockWork w = Persistent ? block_work<Config>(p, s.item % tiles_mn, s.item / tiles_mn, kCluster, rank)
+                             : block_work<Config>(p);
+    if (Persistent && s.item >= schedule.dp_items()) w.tile_begin = s.k_begin, w.tile_end = s.k_end;  // a stream-K segment
+    if constexpr (kBatchShaped) {  // the batch's own K tiles; none for a tile past its rows
+      w.tile_end = w.tile.m * Config::kTileM < a_source.batch_rows(w.batch)
+                       ? min(w.tile_end, a_source.batch_k_tiles(w.batch))
+                       : w.tile_begin;
+    }
     return w;
   };
   unsigned char* smem_b = smem + kStages * Config::kStageBytesA;
@@ -306,8 +325,17 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     // Not persistent: the epilogue's scratch lies over the ring, which every MMA warp is done
     // reading once all have passed their last wgmma wait.
     if constexpr (!Persistent) detail::named_barrier<Config::kThreads>(1);
-    detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM, tile.n * Config::kTileN,
-                                       p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN, staging);
+    if constexpr (kBatchShaped) {  // batch z's rows, scattered as its own
+      EpilogueParams e = p.epilogue;
+      e.scatter = a_source.batch_scatter(z);
+      detail::store_accumulators<Config>(acc, wg_m, wg_n, e, 0, tile.m * Config::kTileM, tile.n * Config::kTileN,
+                                         a_source.batch_rows(z) - tile.m * Config::kTileM,
+                                         p.n - tile.n * Config::kTileN, staging);
+    } else {
+      detail::store_accumulators<Config>(acc, wg_m, wg_n, p.epilogue, z, tile.m * Config::kTileM,
+                                         tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
+                                         p.n - tile.n * Config::kTileN, staging);
+    }
   }
   if constexpr (kStoreWarps > 0) {  // no more tiles
     if (jobs > 0) mbarrier_wait(stored, (jobs - 1) & 1);
