@@ -121,7 +121,16 @@ void choose_splits(KernelProblem const& p, int tile_m, int tile_n, int tile_k, i
 //   more tiles than SMs: the last wave and one full wave before it are shared by every SM as
 //     stream-K ranges, if each range gets at least kMinStreamKTiles K tiles (133 tiles of
 //     2432x896x4096: 49.6 us against 50.2 whole; docs/PERFORMANCE.md)
-constexpr int kMinSliceTiles = 8, kMinStreamKTiles = 4;
+// Either form only where a tile has at least kMinStreamKItemTiles K tiles (K >= 4096; the
+// device's stream_k_min_k_tiles, TESSEL_STREAM_K_MIN_K_TILES, which is this by default): with
+// fewer, the fix-up (a 64 KiB partial written and read back per contributor) costs as much as
+// the tile's mainloop, and whole tiles won every shape measured (eighth session of 2026-11-26,
+// f16 out, us, stream-K against whole tiles on the same config: 25088x128x512 28.8 against
+// 17.6, 1000^3 18.2 against 12.1, 6272x256x2304 on 64x128 38.6 against 24.5, 1568x512x2048
+// sliced 18.1 against 12.9 on unsliced 64x128), while 1024x1024x65536 (1024 K tiles, sliced:
+// 220 against 235 split-K) and 128x4096x4096 (64: 23.4 against 26.8) still gain.
+constexpr int kMinSliceTiles = 8, kMinStreamKTiles = 4, kMinStreamKItemTiles = 64;
+static_assert(DeviceInfo{}.stream_k_min_k_tiles == kMinStreamKItemTiles, "the device's default is the measured rule");
 constexpr double kFullWave = 0.9;
 
 StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, DeviceInfo const& device) {
@@ -129,7 +138,7 @@ StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, 
   const long long items = ceil_div((long long)p.m, tile_m) * ceil_div((long long)p.n, tile_n) * p.batch;
   const long long k_tiles = ceil_div((long long)p.k, tile_k);
   const long long waves = ceil_div(items, (long long)sms);
-  if (!device.stream_k || items == 0 || k_tiles == 0 || items > (1 << 30) ||
+  if (!device.stream_k || items == 0 || k_tiles < device.stream_k_min_k_tiles || items > (1 << 30) ||
       items >= kFullWave * double(waves * sms)) {
     return {};
   }
@@ -159,9 +168,11 @@ StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, 
 // K is short, its per-tile costs (four 48 KiB stages to fill, 128 KiB of fp32 to store) not
 // paid back by its faster mainloop: 5000x3000x704 72.8 against 57.2 us, 8192x2048x256 38.5
 // against 35.3; even at K = 512 (4096^2: 49.4 against 48.8); it won from K = 1024 (72.8
-// against 74.5). When 128x128 tiles would leave SMs idle
-// and K is too short to split (below 2048), the 64x128 tile gives twice the blocks: 1024^3 went
-// from 0.77-0.89 to 1.14 of cuBLAS. With a deep K the 128x128 tile split over K was faster
+// against 74.5). When the 64x128 tiles make at most one wave and K is too short for stream-K
+// (below 4096), the 64x128 tile gives twice the blocks: 1024^3 went from 0.77-0.89 to 1.14 of
+// cuBLAS, 1568x512x2048 12.9 us against 22.1 on 128x128 split in two (eighth session). Where
+// they would make more than one wave, 128x128 (6272x256x1024: 12.5 against 14.7; 3136x512x1152:
+// 12.0 against 15.5). With a deep K the 128x128 tile split over K was faster
 // (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
 // Clusters of two with B multicast (sm90_128x128x64_s5_c2) measured 7-14% slower than 128x128
 // alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
@@ -177,7 +188,7 @@ StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, 
 int choose_tma_config(KernelProblem const& p, DeviceInfo const& device) {
   const int sms = device.sms;
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
-  const bool short_k = tiles_128x128 < sms && p.k < 2048;
+  const bool short_k = 2 * tiles_128x128 <= sms && ceil_div((long long)p.k, 64LL) < kMinStreamKItemTiles;
   const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128;
   const std::int64_t tiles_128x256 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 256) * p.batch;
   if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");

@@ -16,6 +16,15 @@ bool unset_or_zero(const char* variable) {
   return value == nullptr || std::strcmp(value, "0") == 0;
 }
 
+// TESSEL_STREAM_K_MIN_K_TILES as a positive number, else the default.
+int stream_k_min_k_tiles() {
+  const char* value = std::getenv("TESSEL_STREAM_K_MIN_K_TILES");
+  if (value == nullptr) return DeviceInfo{}.stream_k_min_k_tiles;
+  char* end = nullptr;
+  const long n = std::strtol(value, &end, 10);
+  return end != value && *end == '\0' && n >= 1 && n <= (1L << 30) ? int(n) : DeviceInfo{}.stream_k_min_k_tiles;
+}
+
 bool sm90_kernels_enabled() {
 #if defined(TESSEL_HAS_SM90A)
   return unset_or_zero("TESSEL_DISABLE_SM90");
@@ -29,6 +38,7 @@ DeviceInfo planning_device_without_gpu() {
   DeviceInfo d;
   d.sm90_kernels = sm90_kernels_enabled();
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
+  d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   return d;
 }
 
@@ -51,6 +61,7 @@ Status current_device(const char* who, DeviceInfo* out) {
   d.sm90_kernels = sm90_kernels_enabled();
   d.tma_encoder = d.wgmma() && sm90::tma_encoders_available();
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
+  d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   *out = d;
   return {};
 }

@@ -14,6 +14,9 @@ struct DeviceInfo {
   bool sm90_kernels = true;        // libtessel has sm_90a code and TESSEL_DISABLE_SM90 is unset or "0"
   bool tma_encoder = true;         // the driver's tensor-map encoders were found
   bool stream_k = true;            // the TMA kernel may run stream-K: TESSEL_DISABLE_STREAM_K unset or "0"
+  // ... for tiles of at least this many K tiles (src/gemm/gemm_plan.cpp says why 64);
+  // TESSEL_STREAM_K_MIN_K_TILES=n sets it (the device tests run stream-K on small problems).
+  int stream_k_min_k_tiles = 64;
   // Shared memory a block may have (opted in): 227 KiB on an H100, 163 on an A100, 99 on
   // compute capability 8.6 and 8.9 (RTX 30xx and 40xx, A10, L4, L40).
   int smem_per_block = 227 * 1024;

@@ -251,6 +251,9 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(81920, 64, 256), kH100).config, "sm90_128x64x64_s8");
   EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5");
   EXPECT_EQ(plan_of(packed(1024, 16, 1024), kH100).config, "sm90_64x128x64_s8");  // short K, few tiles
+  // 64x128 where its tiles make one wave and K is below 4096; 128x128 where they would not.
+  EXPECT_EQ(plan_of(packed(1568, 512, 2048), kH100).config, "sm90_64x128x64_s8");   // 104 tiles of 64x128
+  EXPECT_EQ(plan_of(packed(6272, 256, 1024), kH100).config, "sm90_128x128x64_s5");  // 196 of 64x128
 }
 
 // Rows that are not 16 bytes: a large problem stages a copy with 16-byte rows, a small one
@@ -320,16 +323,17 @@ TEST(GemmPlanH100, StreamKWhereTilesLeaveSmsIdle) {
   EXPECT_EQ(s.blocks, 128);
   EXPECT_EQ(s.k_tiles, 1024);
 
-  ASSERT_TRUE(gemm_detail::choose(packed(128 * 19, 128 * 7, 512), kH100, &ch).ok());  // 133 tiles: 2 waves
+  ASSERT_TRUE(gemm_detail::choose(packed(128 * 19, 128 * 7, 4096), kH100, &ch).ok());  // 133 tiles: 2 waves
   EXPECT_EQ(ch.sm90.stream_k.sk_items, 133);
   EXPECT_EQ(ch.sm90.stream_k.splits, 1);
   EXPECT_EQ(ch.sm90.stream_k.blocks, 132);
   DeviceInfo off = kH100;
   off.stream_k = false;
-  EXPECT_EQ(plan_of(packed(128 * 19, 128 * 7, 512), off).variant, "tma");
+  EXPECT_EQ(plan_of(packed(128 * 19, 128 * 7, 4096), off).variant, "tma");
 
   for (auto [m, n, k] : {std::tuple{4096, 4096, 4096}, std::tuple{8192, 8192, 8192}, std::tuple{1024, 1024, 1024},
-                         std::tuple{128, 4096, 128}}) {  // full last waves; K too short to share
+                         std::tuple{128, 4096, 128}, std::tuple{128 * 19, 128 * 7, 512}, std::tuple{25088, 128, 512},
+                         std::tuple{1568, 512, 2048}}) {  // full last waves; K too short to share (below 64 K tiles)
     ASSERT_TRUE(gemm_detail::choose(packed(m, n, k), kH100, &ch).ok());
     EXPECT_EQ(ch.sm90.stream_k.sk_items, 0) << m << "x" << n << "x" << k;
     EXPECT_EQ(gemm_detail::describe(ch).variant, "tma");
@@ -351,7 +355,7 @@ TEST(GemmPlanH100, ClustersLoadHalfOfBAndPlanPairsOfTiles) {
   EXPECT_EQ(ch.sm90.a.box[1], 128u);
   EXPECT_EQ(ch.sm90.b.box[1], 64u);
   EXPECT_NE(gemm_detail::describe(ch).schedule.find("clusters of 2"), std::string::npos);
-  args = packed(128 * 19, 128 * 7, 200);  // 19 tile rows: the last pair has one row past M
+  args = packed(128 * 19, 128 * 7, 4096);  // 19 tile rows: the last pair has one row past M
   args.config = "sm90_128x128x64_s5_c2";
   ASSERT_TRUE(gemm_detail::choose(args, kH100, &ch).ok());
   const StreamKSchedule& s = ch.sm90.stream_k;  // 70 pairs on 66 clusters: ranges
