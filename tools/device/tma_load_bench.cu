@@ -1,0 +1,180 @@
+// How fast the TMA kernel's operand loads alone deliver K tiles, without the MMAs: a block per
+// output tile, one producer thread loading the same boxes as gemm_kernel_sm90_tma (the conv
+// operand sources themselves: conv/fprop_operand_sm90.hpp, conv/dgrad_operand_sm90.hpp; and a
+// plain tiled box of a row-major matrix, as the GEMM's A), 8 consumer warps that only wait on
+// each stage's `full` barrier and release it. Run on an H100 after building nothing else:
+//   nvcc -std=c++20 -O3 -arch=sm_90a -Iinclude -Isrc tools/device/tma_load_bench.cu \
+//     src/runtime/tma_encoder.cpp src/runtime/tma_map.cpp src/conv/conv_tma_maps.cpp -o /tmp/tma_load_bench
+//   /tmp/tma_load_bench [N H C K R pad]      (default: ResNet-50's 14x14x256 3x3 at N = 32)
+// Prints, per operand and ring (stages, blocks per SM), the time of one launch over all the
+// layer's tiles and K tiles and the bytes it delivered per microsecond. docs/PERFORMANCE.md
+// (eighth session of 2026-11-26) says why: the conv kernels' MMA warps wait on these loads.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "conv/conv_tma_maps.hpp"
+#include "runtime/tma_encoder.hpp"
+#include "tessel/arch/sm90/mbarrier.hpp"
+#include "tessel/arch/sm90/tma.hpp"
+
+namespace tessel {
+namespace {
+
+constexpr int kStageA = 128 * 64 * 2, kStageB = 128 * 64 * 2;  // one K tile of a 128x128x64 tile
+constexpr int kConsumerWarps = 8, kThreads = 32 * kConsumerWarps + 32;
+
+// A row-major (M, K) matrix of f16 as the GEMM's A: a box of 64 K x 128 rows per K tile.
+struct TiledRows {
+  CUtensorMap map;
+  struct Tiles {
+    CUtensorMap const* map;
+    int m0, t;
+    __device__ void load(void* stage, std::uint64_t* bar) { tma_load_3d(stage, map, 64 * t++, m0, 0, bar); }
+  };
+  __device__ Tiles tiles(int m0, int k_tile, int) const { return {&map, m0, k_tile}; }
+};
+
+struct NoLoad {
+  struct Tiles {
+    __device__ void load(void*, std::uint64_t*) {}
+  };
+  __device__ Tiles tiles(int, int, int) const { return {}; }
+};
+
+// Block (x): tile (x % tiles_m, x / tiles_m), k_tiles K tiles through a ring of `stages`.
+template <class ASource, class BSource>
+__global__ void __launch_bounds__(kThreads) load_only(const __grid_constant__ ASource a,
+                                                      const __grid_constant__ BSource b, int tiles_m, int k_tiles,
+                                                      int stages, int bytes_per_stage) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  auto* full = reinterpret_cast<std::uint64_t*>(smem + stages * (kStageA + kStageB));
+  auto* empty = full + stages;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) mbarrier_init(&full[s], 1), mbarrier_init(&empty[s], kConsumerWarps);
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  const int m0 = 128 * (int(blockIdx.x) % tiles_m), n0 = 128 * (int(blockIdx.x) / tiles_m);
+  if (threadIdx.x >= 32 * kConsumerWarps) {  // the producer
+    if (threadIdx.x != 32 * kConsumerWarps) return;
+    auto at = a.tiles(m0, 0, 0);
+    auto bt = b.tiles(n0, 0, 0);
+    for (int t = 0, stage = 0, round = 0; t < k_tiles; ++t) {
+      if (round > 0) mbarrier_wait(&empty[stage], (round - 1) & 1);
+      mbarrier_arrive_expect_tx(&full[stage], bytes_per_stage);
+      at.load(smem + stage * kStageA, &full[stage]);
+      bt.load(smem + stages * kStageA + stage * kStageB, &full[stage]);
+      if (++stage == stages) stage = 0, ++round;
+    }
+    return;
+  }
+  for (int t = 0, stage = 0, round = 0; t < k_tiles; ++t) {  // the consumers: wait, release
+    mbarrier_wait(&full[stage], round & 1);
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) mbarrier_arrive(&empty[stage]);
+    if (++stage == stages) stage = 0, ++round;
+  }
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+template <class ASource, class BSource>
+void time_loads(const char* name, ASource const& a, BSource const& b, int tiles_m, int tiles_n, int k_tiles,
+                int bytes_per_stage) {
+  for (int stages : {3, 6}) {
+    const int smem = stages * (kStageA + kStageB) + 2 * stages * 8;
+    auto kernel = load_only<ASource, BSource>;
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "smem");
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start), cudaEventCreate(&stop);
+    kernel<<<tiles_m * tiles_n, kThreads, smem>>>(a, b, tiles_m, k_tiles, stages, bytes_per_stage);  // warm-up
+    check(cudaDeviceSynchronize(), name);
+    constexpr int kRuns = 20;
+    cudaEventRecord(start);
+    for (int i = 0; i < kRuns; ++i) kernel<<<tiles_m * tiles_n, kThreads, smem>>>(a, b, tiles_m, k_tiles, stages, bytes_per_stage);
+    cudaEventRecord(stop);
+    check(cudaEventSynchronize(stop), name);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    const double us = 1000.0 * ms / kRuns;
+    const double bytes = double(tiles_m) * tiles_n * k_tiles * bytes_per_stage;
+    std::printf("%-34s %d stages (%d blocks/SM)  %8.2f us  %7.0f GB/s  %6.3f us per K tile\n", name, stages,
+                stages == 3 ? 2 : 1, us, bytes / us / 1000.0, us / k_tiles);
+  }
+}
+
+}  // namespace
+}  // namespace tessel
+
+int main(int argc, char** argv) {
+  using namespace tessel;
+  Conv2dProblem pb;
+  pb.n = 32, pb.h = pb.w = 14, pb.c = 256, pb.k = 256, pb.r = pb.s = 3, pb.pad_h = pb.pad_w = 1;
+  if (argc == 7) {
+    pb.n = std::atoi(argv[1]), pb.h = pb.w = std::atoi(argv[2]), pb.c = std::atoi(argv[3]), pb.k = std::atoi(argv[4]);
+    pb.r = pb.s = std::atoi(argv[5]), pb.pad_h = pb.pad_w = std::atoi(argv[6]);
+  }
+  const long long x_elems = (long long)pb.n * pb.h * pb.w * pb.c, y_elems = (long long)pb.n * pb.p() * pb.q() * pb.k;
+  const long long w_elems = (long long)pb.k * pb.r * pb.s * pb.c;
+  void *x, *y, *w;
+  check(cudaMalloc(&x, 2 * x_elems), "x");
+  check(cudaMalloc(&y, 2 * y_elems), "y");
+  check(cudaMalloc(&w, 2 * w_elems), "w");
+  cudaMemset(x, 0, 2 * x_elems), cudaMemset(y, 0, 2 * y_elems), cudaMemset(w, 0, 2 * w_elems);
+  std::printf("layer N %d, %dx%d, C %d -> K %d, %dx%d pad %d\n", pb.n, pb.h, pb.w, pb.c, pb.k, pb.r, pb.s, pb.pad_h);
+
+  // fprop: A = im2col(X) (N*P*Q, R*S*C), B = W (K, R*S*C)
+  sm90::ConvTmaMaps fp;
+  ConvFpropTmaA fa{};
+  ConvFilterTmaB fb{};
+  if (!sm90::plan_fprop_tma(pb, true, 128, 128, 64, &fp) || !sm90::encode_tma_map(fp.a, x, &fa.map) ||
+      !sm90::encode_tma_map(fp.b, w, &fb.map)) {
+    std::fprintf(stderr, "fprop maps refused\n");
+    return 1;
+  }
+  fa.g = fb.g = fp.a_geometry;
+  const int m = pb.n * pb.p() * pb.q();
+  const int tiles_m = (m + 127) / 128, fprop_tiles_n = (pb.k + 127) / 128, fprop_k_tiles = fp.gemm_k / 64;
+  // dgrad (stride 1: one phase): A = im2col(dY) (N*H*W, R*S*K), B = W as (C, R*S*K) boxes
+  const DgradPhase phase = make_dgrad_phase(pb, 0, 0);
+  sm90::ConvTmaMaps dp;
+  ConvFpropTmaA da{};
+  ConvDgradFilterTmaB db{};
+  if (!sm90::plan_dgrad_tma(pb, phase, true, 128, 128, 64, &dp) || !sm90::encode_tma_map(dp.a, y, &da.map) ||
+      !sm90::encode_tma_map(dp.b, w, &db.map)) {
+    std::fprintf(stderr, "dgrad maps refused\n");
+    return 1;
+  }
+  da.g = dp.a_geometry, db.g = dp.b_dgrad;
+  const int dgrad_m = pb.n * phase.rows * phase.cols, dgrad_tiles_m = (dgrad_m + 127) / 128;
+  const int dgrad_tiles_n = (pb.c + 127) / 128, dgrad_k_tiles = dp.gemm_k / 64;
+  // The GEMM of fprop's shape: A row-major (M, K) as one tiled map
+  void* a_rows;
+  check(cudaMalloc(&a_rows, 2LL * m * fp.gemm_k), "a");
+  sm90::TmaMapParams tp = sm90::tiled_map<3>({std::uint64_t(fp.gemm_k), std::uint64_t(m), 1}, {64, 128, 1}, 64);
+  TiledRows ta{};
+  if (!sm90::encode_tma_map(tp, a_rows, &ta.map)) {
+    std::fprintf(stderr, "tiled map refused\n");
+    return 1;
+  }
+  std::printf("fprop %d x %d tiles, %d K tiles; dgrad %d x %d tiles, %d K tiles\n", tiles_m, fprop_tiles_n,
+              fprop_k_tiles, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles);
+  const NoLoad none;
+  time_loads("GEMM A (tiled rows) alone", ta, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA);
+  time_loads("fprop A (im2col) alone", fa, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA);
+  time_loads("fprop B (filter box) alone", none, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageB);
+  time_loads("fprop A + B", fa, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA + kStageB);
+  time_loads("GEMM A + fprop B", ta, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA + kStageB);
+  time_loads("dgrad A (im2col of dY) alone", da, none, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, kStageA);
+  time_loads("dgrad B (two 64x64 boxes) alone", none, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, kStageB);
+  time_loads("dgrad A + B", da, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, kStageA + kStageB);
+  return 0;
+}
