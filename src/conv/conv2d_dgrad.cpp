@@ -121,11 +121,11 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   // 16-byte runs of dX (and the residual) in every group: aligned bases, C and C/G multiples of a run.
   const bool vector_ok =
       pb.c % vec == 0 && (pb.groups == 1 || cg % vec == 0) && aligned(args.dx, 16) && (!c_read || aligned(c, 16));
+  const EpilogueParams output = conv_detail::output_epilogue(args.dx, c, args.bias, pb.c, args.alpha, args.beta,
+                                                             args.activation, args.output_type, vector_ok);
   if (plan.one_launch) {  // ungrouped: no batch strides; each phase's rows scatter as its own
     const conv_detail::ConvGemm& gemm = plan.one_launch_gemm;
-    const EpilogueParams epilogue = conv_detail::output_epilogue(args.dx, c, args.bias, pb.c, args.alpha, args.beta,
-                                                                 args.activation, args.output_type, vector_ok);
-    const GemmParams params{args.dy, w, gemm.m, gemm.n, gemm.k, 0, 0, 0, 0, 1, 1 << 30, epilogue};
+    const GemmParams params{args.dy, w, gemm.m, gemm.n, gemm.k, 0, 0, 0, 0, 1, 1 << 30, output};
     if (cudaError_t e = sm90::run_conv_dgrad_phases_tma(args.input_type, gemm.tile, params, gemm.groups, phases_a,
                                                         phases_b, stream);
         e != cudaSuccess) {
@@ -136,8 +136,7 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   for (std::size_t i = 0; i < plan.phases.size(); ++i) {
     const DgradPhase& phase = plan.phases[i].phase;
     const conv_detail::ConvGemm& gemm = plan.phases[i].gemm;
-    EpilogueParams epilogue = conv_detail::output_epilogue(args.dx, c, args.bias, pb.c, args.alpha, args.beta,
-                                                           args.activation, args.output_type, vector_ok);
+    EpilogueParams epilogue = output;
     if (strided) epilogue.scatter = dgrad_row_scatter(pb, phase);
     epilogue.d_batch_stride = epilogue.c_batch_stride = epilogue.bias_batch_stride = cg;
     // Group g: filters g*K/G.. of dY and of W (K/G * R*S*C/G elements of the filter as the kernels see it).
