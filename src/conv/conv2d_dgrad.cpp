@@ -42,7 +42,7 @@ bool encode_phases(const conv_detail::DgradPlan& plan, const void* dy, const voi
     if (!g.tile.tma) continue;
     if (!sm90::encode_tma_map(g.tma.a, dy, &out[i].a.map) || !sm90::encode_tma_map(g.tma.b, w, &out[i].b.map))
       return false;
-    out[i].a.g = g.tma.a_geometry;
+    out[i].a.g = g.tma.walk;
     out[i].b.g = g.tma.b_dgrad;
   }
   return true;
@@ -64,7 +64,7 @@ bool encode_one_launch(const conv_detail::DgradPlan& plan, const Conv2dProblem& 
     if (!sm90::encode_tma_map(g.tma.a, dy, &a->map[i])) return false;
     if (!b_encoded && !sm90::encode_tma_map(g.tma.b, w, &b->map)) return false;  // one filter map for all
     b_encoded = true;
-    a->g[i] = g.tma.a_geometry;
+    a->g[i] = g.tma.walk;
     a->k_tiles[i] = g.k / g.tile.k;
     b->g[i] = g.tma.b_dgrad;
   }

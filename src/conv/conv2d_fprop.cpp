@@ -91,7 +91,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   ConvFilterTmaB tma_b{};
   if (plan.gemm.tile.tma) {
     if (sm90::encode_tma_map(plan.gemm.tma.a, x, &tma_a.map) && sm90::encode_tma_map(plan.gemm.tma.b, w, &tma_b.map)) {
-      tma_a.g = tma_b.g = plan.gemm.tma.a_geometry;
+      tma_a.g = tma_b.g = plan.gemm.tma.walk;
     } else {  // the driver refused a map the planner built: the cp.async kernels (same copies)
       device.tma_encoder = false;
       plan = conv_detail::plan_fprop(args, device);

@@ -247,7 +247,15 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   ConvGemm& g = plan.gemm;
   g.tile = sm80::conv_tile_m(kg, plan.narrow, device.wgmma());
   g.m = kg, g.n = kp.r * kp.s * kp.channels_per_group(), g.k = kp.n * kp.p() * kp.q(), g.groups = kp.groups;
+  // On the wgmma kernels, layers of whole 64-channel blocks take the TMA kernel when the engine
+  // can describe them (conv_tma_maps.hpp); K tiles of 64 pixels.
+  if (g.tile.wgmma && device.tma_encoder && !plan.pad_channels &&
+      sm90::plan_wgrad_tma(kp, aligned(args.dy, 16) && aligned(args.x, 16), &g.tma)) {
+    g.tile.tma = true;
+    g.tile.k = sm80::kConvTileKTma;
+  }
   finish(g, device.sms);
+  g.tile.persistent = false;  // the wgrad instances are the two-blocks-per-SM form only
   if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
   return plan;
 }

@@ -1,6 +1,7 @@
 // conv2d_wgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then the
 // implicit GEMM of every group in one launch (the groups as its batches), split-K over N*P*Q
-// when the output has few tiles. Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4)
+// when the output has few tiles; on an H100, ungrouped layers of whole 64-channel blocks run on
+// the TMA kernel (conv/wgrad_operand_sm90.hpp). Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4)
 // run on a direct kernel instead (conv/depthwise_direct.hpp): partial sums per block of slices,
 // then their sum in a fixed order.
 //   GEMM view of group g:  D (K/G, R*S*C/G) = A (K/G, N*P*Q) * B (R*S*C/G, N*P*Q)^T
@@ -13,9 +14,11 @@
 #include <string>
 
 #include "conv/conv2d_common.hpp"
+#include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
 #include "runtime/pad_rows.hpp"
+#include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -27,7 +30,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   if (Status s = validate(args); !s) return s;
   DeviceInfo device;
   if (Status s = current_device("conv2d: wgrad", &device); !s) return s;
-  const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
+  conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
   const Conv2dProblem& pb = args.problem;
   if (plan.depthwise.direct) {
     StreamBuffer partials(stream);
@@ -39,6 +42,18 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
         e != cudaSuccess)
       return conv_detail::launch_error("wgrad", e);
     return {};
+  }
+  TmaMatrix tma_dy{};
+  ConvWgradActivationTmaB tma_x{};
+  if (plan.gemm.tile.tma) {
+    if (sm90::encode_tma_map(plan.gemm.tma.a, args.dy, &tma_dy.map) &&
+        sm90::encode_tma_map(plan.gemm.tma.b, args.x, &tma_x.map)) {
+      tma_x.g = plan.gemm.tma.walk;
+      tma_x.boxes = plan.gemm.tile.n / 64;
+    } else {  // the driver refused a map the planner built: the cp.async kernels
+      device.tma_encoder = false;
+      plan = conv_detail::plan_wgrad(args, device);
+    }
   }
   const conv_detail::ConvGemm& gemm = plan.gemm;
 
@@ -72,6 +87,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   const GemmParams params{args.dy, x, gemm.m, gemm.n, gemm.k, pb.k, 0, kg, plan.problem.channels_per_group(), 1,
                           1 << 30, out};
   auto launch = [&](GemmParams const& p, int groups) {
+    if (gemm.tile.tma) return sm90::run_conv_wgrad_tma(args.input_type, gemm.tile, p, tma_dy, tma_x, stream);
     return sm80::run_conv_wgrad(args.input_type, plan.narrow, gemm.tile, p, plan.problem, groups, stream);
   };
   if (cudaError_t e = conv_detail::run_groups(params, gemm, ib, ob, workspace.get<float>(), stream, launch);

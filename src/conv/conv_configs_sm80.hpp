@@ -49,6 +49,12 @@ using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == 
 template <class Element, int TileN = kConvTile, bool Persistent = false>
 using DgradConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
                                       Element, Major::kK, Major::kMN, 1, GmmaLayout::kRing, GmmaLayout::kMnBoxes>;
+// wgrad on the TMA kernel (conv/wgrad_operand_sm90.hpp): both operands MN-major as boxes,
+// 128 columns of dW a tile (two column blocks of 64), three stages of 128x128 (four of 64x128),
+// two blocks per SM; never persistent (its reductions are long, split along K instead).
+template <class Element, int TileM = kConvTile>
+using WgradConfigTma = GemmConfigSm90<TileM, kConvTile, kConvTileKTma, TileM == kConvTile ? 3 : 4, Element, Major::kMN,
+                                      Major::kMN, 1, GmmaLayout::kMnBoxes, GmmaLayout::kMnBoxes>;
 // The persistent kernel serves reductions of at most this many K tiles (1x1 layers up to 256
 // channels), where a block's life is mostly load latency and epilogue. Measured on the H100
 // (docs/PERFORMANCE.md): faster on the 1x1 layers of 64 to 256 channels, slower from 512
@@ -63,7 +69,7 @@ struct ConvTile {
   int m, n;
   bool wgmma = false;
   int k = kConvTileK;  // the kernel's K tile: the operand iterators' step, split-K's unit
-  bool tma = false;    // fprop or dgrad on the TMA kernel (then k = kConvTileKTma)
+  bool tma = false;    // on the TMA kernel (then k = kConvTileKTma)
   bool persistent = false;  // ... in its persistent form (kConvPersistentMaxKTiles)
   bool small() const { return m < kConvTile || n < kConvTile; }
 };

@@ -37,6 +37,20 @@ cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, int ba
 #endif
 }
 
+#if defined(TESSEL_HAS_SM90A)
+template <class Element, int TileM>
+cudaError_t run_wgrad(GemmParams const& p, TmaMatrix const& dy, ConvWgradActivationTmaB const& x, cudaStream_t stream) {
+  const MatrixTmaSource<Major::kMN, TileM, sm80::kConvTileKTma> a{dy};
+  return launch_gemm_sm90_tma<sm80::WgradConfigTma<Element, TileM>, false>(p, 1, stream, a, x);
+}
+template <class Element>
+cudaError_t run_wgrad(sm80::ConvTile tile, GemmParams const& p, TmaMatrix const& dy, ConvWgradActivationTmaB const& x,
+                      cudaStream_t stream) {
+  return tile.m < sm80::kConvTile ? run_wgrad<Element, sm80::kConvSmallTile>(p, dy, x, stream)
+                                  : run_wgrad<Element, sm80::kConvTile>(p, dy, x, stream);
+}
+#endif
+
 }  // namespace
 
 cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
@@ -55,6 +69,18 @@ static_assert(BatchShapedSource<ConvDgradPhasesTmaA> && !BatchShapedSource<ConvF
 cudaError_t run_conv_dgrad_phases_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int phases,
                                       ConvDgradPhasesTmaA const& a, ConvDgradPhasesTmaB const& b, cudaStream_t stream) {
   return run<DgradConfig>(input, tile, params, phases, a, b, stream);
+}
+
+cudaError_t run_conv_wgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, TmaMatrix const& dy,
+                               ConvWgradActivationTmaB const& x, cudaStream_t stream) {
+#if defined(TESSEL_HAS_SM90A)
+  if (tile.persistent || tile.n != sm80::kConvTile) return cudaErrorInvalidValue;  // planned: conv2d_plan.cpp
+  return input == DataType::kF16 ? run_wgrad<Half>(tile, params, dy, x, stream)
+                                 : run_wgrad<BFloat16>(tile, params, dy, x, stream);
+#else
+  (void)input, (void)tile, (void)params, (void)dy, (void)x, (void)stream;
+  return cudaErrorNotSupported;  // planned only where DeviceInfo::wgmma()
+#endif
 }
 
 }  // namespace tessel::sm90

@@ -1,6 +1,7 @@
 // The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop, dgrad by phase and dgrad
 // with every phase in one launch, each for f16 and bf16, the 128x128 and 128x64 tiles, two
-// blocks per SM or persistent.
+// blocks per SM or persistent; wgrad for f16 and bf16, the 128x128 and 64x128 tiles, two
+// blocks per SM.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -8,6 +9,8 @@
 #include "conv/conv_configs_sm80.hpp"
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
+#include "tessel/conv/wgrad_operand_sm90.hpp"
+#include "tessel/gemm/matrix_operand_sm90.hpp"
 #include "tessel/gemm/tile_loader.hpp"
 #include "tessel/types.hpp"
 
@@ -24,5 +27,10 @@ cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams c
 // phase; params.splits 1).
 cudaError_t run_conv_dgrad_phases_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int phases,
                                       ConvDgradPhasesTmaA const& a, ConvDgradPhasesTmaB const& b, cudaStream_t stream);
+
+// wgrad (tile.tma, not persistent): dy the map of dY as the MN-major (K, N*P*Q) matrix,
+// params.k = N*P*Q, split along it as params says (params.splits layers).
+cudaError_t run_conv_wgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, TmaMatrix const& dy,
+                               ConvWgradActivationTmaB const& x, cudaStream_t stream);
 
 }  // namespace tessel::sm90

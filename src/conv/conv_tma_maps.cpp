@@ -39,8 +39,8 @@ bool plan_fprop_tma(const Conv2dProblem& pb, bool aligned, int tile_m, int tile_
   if (!aligned || pb.groups != 1 || (tile_k != 32 && tile_k != 64)) return false;
   ConvTmaMaps maps;
   if (!plan_im2col(pb, pb.p(), pb.q(), tile_m, tile_k, &maps.a)) return false;
-  maps.a_geometry = make_conv_tma_geometry(pb, tile_k, pb.p(), pb.q());
-  const long long gemm_k = (long long)pb.r * pb.s * maps.a_geometry.c_blocks * tile_k;
+  maps.walk = make_conv_tma_geometry(pb, tile_k, pb.p(), pb.q());
+  const long long gemm_k = (long long)pb.r * pb.s * maps.walk.c_blocks * tile_k;
   if (gemm_k > 2147483647LL) return false;
   // W as (C, R*S, K), boxes (tile_k, 1, tile_n).
   maps.b = tiled_map<3>({std::uint64_t(pb.c), std::uint64_t(pb.r) * pb.s, std::uint64_t(pb.k)},
@@ -58,16 +58,30 @@ bool plan_dgrad_tma(const Conv2dProblem& filter, const DgradPhase& phase, bool a
     return false;
   ConvTmaMaps maps;
   if (!plan_im2col(phase.fprop, phase.rows, phase.cols, tile_m, tile_k, &maps.a)) return false;
-  maps.a_geometry = make_conv_tma_geometry(phase.fprop, tile_k, phase.rows, phase.cols);
-  const long long gemm_k = (long long)phase.taps_r * phase.taps_s * maps.a_geometry.c_blocks * tile_k;
+  maps.walk = make_conv_tma_geometry(phase.fprop, tile_k, phase.rows, phase.cols);
+  const long long gemm_k = (long long)phase.taps_r * phase.taps_s * maps.walk.c_blocks * tile_k;
   if (gemm_k > 2147483647LL) return false;
-  // W as (C, S, R, K), boxes (64, 1, 1, tile_k): 64 channels of tile_k filters at one tap.
-  maps.b = tiled_map<4>({std::uint64_t(filter.c), std::uint64_t(filter.s), std::uint64_t(filter.r),
-                     std::uint64_t(filter.k)},
-                    {64, 1, 1, std::uint32_t(tile_k)}, tile_k);
+  // W as (C, R*S, K), boxes (64, 1, tile_k): 64 channels of tile_k filters at one tap.
+  maps.b = tiled_map<3>({std::uint64_t(filter.c), std::uint64_t(filter.r) * filter.s, std::uint64_t(filter.k)},
+                        {64, 1, std::uint32_t(tile_k)}, tile_k);
   if (!tma_map_problem(maps.b).empty()) return false;
   maps.b_dgrad = make_dgrad_filter_tma_geometry(filter, phase, tile_n, tile_k);
   maps.gemm_k = int(gemm_k);
+  *out = maps;
+  return true;
+}
+
+bool plan_wgrad_tma(const Conv2dProblem& pb, bool aligned, ConvTmaMaps* out) {
+  constexpr int kBox = 64;  // channels (a column block of dW) and pixels (a K tile) of B's box
+  // Whole 64-channel boxes, so that no column block of dW straddles two taps; 16-byte rows of dY.
+  if (!aligned || pb.groups != 1 || pb.c % kBox != 0 || pb.k % 8 != 0) return false;
+  ConvTmaMaps maps;
+  if (!plan_im2col(pb, pb.p(), pb.q(), kBox, kBox, &maps.b)) return false;
+  maps.walk = make_conv_tma_geometry(pb, kBox, pb.p(), pb.q());
+  // dY as (K, N*P*Q, 1), boxes (64 filters, 64 pixels): gemm/matrix_operand_sm90.hpp's MN-major A.
+  maps.a = tiled_map<3>({std::uint64_t(pb.k), std::uint64_t(pb.n) * pb.p() * pb.q(), 1}, {kBox, kBox, 1}, kBox);
+  if (!tma_map_problem(maps.a).empty()) return false;
+  maps.gemm_k = pb.n * pb.p() * pb.q();
   *out = maps;
   return true;
 }

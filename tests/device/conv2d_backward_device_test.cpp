@@ -724,6 +724,52 @@ TEST(Conv2dWgrad, LongReductionIsSplitAndDeterministic) {
   run_wgrad(t, 1130, true);
 }
 
+// Ungrouped layers of whole 64-channel blocks run on the TMA kernel on an H100
+// (src/conv/conv2d_wgrad.cpp): strides 1-3 (unequal too), dilation, pads, both modes, 64 to 256
+// channels, filters from 8 (the 64-high tile) to 256, dW's columns not whole 128-wide tiles (a
+// 1x1 layer of 64 channels: half a tile), N*P*Q not whole 64-pixel K tiles, every type pair,
+// alpha and beta with dW as its own residual; then two long reductions that split along N*P*Q.
+// On such a device the test first requires that the plan takes the TMA kernel, so it cannot
+// pass on the cp.async kernels.
+TEST(Conv2dWgrad, TmaKernelRandomProblems) {
+  std::mt19937 rng(6150);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int filters[] = {8, 64, 72, 136, 200, 256};
+  auto require_tma = [&](Case const& t) {
+    if (DeviceInfo device; current_device("test", &device).ok() && device.wgmma()) {
+      Conv2dWgradArguments args;
+      args.problem = t.pb;
+      args.dy = args.x = args.dw = reinterpret_cast<void*>(std::uintptr_t(1) << 20);  // aligned: only planned
+      EXPECT_TRUE(conv_detail::plan_wgrad(args, device).gemm.tile.tma) << describe(t);
+    }
+  };
+  int ran = 0;
+  for (int i = 0; ran < 16; ++i) {
+    Conv2dProblem p = problem(pick(1, 4), pick(3, 20), pick(3, 20), 64 * pick(1, 4), filters[pick(0, 5)], pick(1, 5),
+                              pick(1, 5), pick(0, 3), pick(1, 3), pick(1, 2), 1,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (i % 3 == 0) p.stride_w = p.stride_h % 3 + 1;  // unequal strides
+    if (i % 5 == 0) p.r = p.s = 1, p.pad_h = p.pad_w = 0;
+    if (!validate(p).ok()) continue;
+    const float beta = pick(0, 1) ? 0.0f : 0.5f;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f, beta};
+    t.residual_is_output = beta != 0.0f && pick(0, 1);
+    require_tma(t);
+    run_wgrad(t, 1200 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  const Case split[] = {
+      {problem(8, 28, 28, 128, 256, 3, 3, 1, 1), DataType::kF16, DataType::kF32, 1.0f, 0.5f},
+      {problem(16, 14, 14, 64, 64, 1, 1, 0, 1), DataType::kBF16, DataType::kBF16},
+  };
+  for (Case const& t : split) {
+    require_tma(t);
+    run_wgrad(t, 1190 + ran++, true);
+    if (HasFailure()) return;
+  }
+}
+
 TEST(Conv2dWgrad, RandomProblems) {
   random_problems(6000, false, [](Case const& t, unsigned seed) { run_wgrad(t, seed); });
 }

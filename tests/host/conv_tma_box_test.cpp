@@ -4,8 +4,9 @@
 // stepped by the traversal strides, wrapping into the next row and image; the tap's offsets
 // added to each pixel; zeros outside the tensor), and the GEMM that the TMA kernel computes
 // from those boxes, K tile by K tile, must equal a direct convolution exactly (small integers).
-// dgrad's stride phases likewise, against dX's definition. The device tests (Conv2dFprop.*,
-// Conv2dDgrad.*) then check the engine itself.
+// dgrad's stride phases likewise, against dX's definition, and wgrad's activation boxes against
+// dW's. The device tests (Conv2dFprop.*, Conv2dDgrad.*, Conv2dWgrad.*) then check the engine
+// itself.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -13,6 +14,7 @@
 
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
+#include "tessel/conv/wgrad_operand_sm90.hpp"
 #include "tessel/runtime/conv2d_problem_check.hpp"
 
 namespace tessel {
@@ -42,10 +44,9 @@ void walk(int extent_h, int extent_w, const Im2colWalk& wk, int& w, int& h, int&
 // it from the tensor that pixel(n, h, w, c) reads (zero outside), the walk of problem `pb` over
 // the (out_p, out_q) grid.
 template <class Pixel>
-std::vector<int> a_box(Pixel const& pixel, const Conv2dProblem& pb, int out_p, int out_q, const ConvTmaGeometry& g,
-                       int tile_m, int m0, int k_tile) {
+std::vector<int> box_rows(Pixel const& pixel, const Conv2dProblem& pb, int out_p, int out_q, const ConvTmaGeometry& g,
+                          int tile_m, const Im2colBox& b) {
   const Im2colWalk wk = make_im2col_walk(pb, out_p, out_q);
-  const Im2colBox b = im2col_box(g, im2col_origin(g, m0), k_tile);
   std::vector<int> box(std::size_t(tile_m) * g.tile_k);
   int w = b.w, h = b.h, n = b.n;
   for (int i = 0; i < tile_m; ++i) {
@@ -53,6 +54,11 @@ std::vector<int> a_box(Pixel const& pixel, const Conv2dProblem& pb, int out_p, i
     walk(pb.h, pb.w, wk, w, h, n);
   }
   return box;
+}
+template <class Pixel>
+std::vector<int> a_box(Pixel const& pixel, const Conv2dProblem& pb, int out_p, int out_q, const ConvTmaGeometry& g,
+                       int tile_m, int m0, int k_tile) {
+  return box_rows(pixel, pb, out_p, out_q, g, tile_m, im2col_box(g, im2col_origin(g, m0), k_tile));
 }
 
 // Y (N*P*Q, K) through the TMA kernel's GEMM, and directly.
@@ -206,6 +212,71 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
       }
     for (std::size_t e = 0; e < direct.size(); ++e) {
       ASSERT_EQ(emulated[e], direct[e]) << "dX element " << e << " (c " << e % pb.c << ", pixel " << e / pb.c << ")";
+    }
+  }
+}
+
+// wgrad (wgrad_operand_sm90.hpp): dW (K, R*S*C) from emulated boxes, K tile by K tile of 64
+// output pixels (dY's rows past N*P*Q zeros, as the engine reads them) and column block by
+// column block of 64 channels, including the blocks past dW's last that a 128-wide tile loads
+// (they must lie inside the map), equals dW's definition exactly.
+TEST(ConvTmaBoxes, WgradActivationBoxesAreTheDefinition) {
+  std::mt19937 rng(37);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int i = 0; i < 150; ++i) {
+    Tensors t;
+    Conv2dProblem& pb = t.pb;
+    for (;;) {
+      pb.n = pick(1, 3), pb.h = pick(1, 11), pb.w = pick(1, 11), pb.c = 64 * pick(1, 2), pb.k = pick(1, 3);
+      pb.r = pick(1, 4), pb.s = pick(1, 4), pb.pad_h = pick(0, 3), pb.pad_w = pick(0, 3);
+      pb.stride_h = pick(1, 3), pb.stride_w = pick(1, 3), pb.dilation_h = pick(1, 3), pb.dilation_w = pick(1, 3);
+      pb.mode = pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
+      if (validate(pb)) break;
+    }
+    SCOPED_TRACE(::testing::Message() << "case " << i << ": N" << pb.n << " H" << pb.h << " W" << pb.w << " C"
+                                      << pb.c << " K" << pb.k << " R" << pb.r << " S" << pb.s << " pad " << pb.pad_h
+                                      << "," << pb.pad_w << " stride " << pb.stride_h << "," << pb.stride_w
+                                      << " dil " << pb.dilation_h << "," << pb.dilation_w
+                                      << (pb.mode == ConvMode::kConvolution ? " conv" : ""));
+    const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q, rsc = pb.r * pb.s * pb.c;
+    t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
+    std::vector<int> dy(std::size_t(pixels) * pb.k);
+    for (int& v : t.x) v = pick(-3, 3);
+    for (int& v : dy) v = pick(-3, 3);
+    const ConvTmaGeometry g = make_conv_tma_geometry(pb, 64, P, Q);
+    const int blocks = rsc / 64;
+    std::vector<long long> emulated(std::size_t(pb.k) * rsc, 0), direct(emulated.size(), 0);
+    for (int kt = 0; kt * 64 < pixels; ++kt) {
+      for (int j = 0; j < blocks + 1; ++j) {  // one block past the end, as a 128-wide tile may load
+        const Im2colBox b = wgrad_activation_box(g, j, kt);
+        ASSERT_TRUE(b.c >= 0 && b.c + 64 <= pb.c && b.dh <= (pb.r - 1) * pb.dilation_h &&
+                    b.dw <= (pb.s - 1) * pb.dilation_w)
+            << "column block " << j << " of K tile " << kt << " lies outside the map";
+        if (j == blocks) continue;
+        const std::vector<int> box =
+            box_rows([&](int n, int h, int w, int c) { return t.xv(n, h, w, c); }, pb, P, Q, g, 64, b);
+        for (int k = 0; k < pb.k; ++k)
+          for (int row = 0; row < 64 && kt * 64 + row < pixels; ++row)
+            for (int c = 0; c < 64; ++c)
+              emulated[std::size_t(k) * rsc + j * 64 + c] +=
+                  (long long)dy[std::size_t(kt * 64 + row) * pb.k + k] * box[row * 64 + c];
+      }
+    }
+    const bool flip = pb.mode == ConvMode::kConvolution;
+    for (int m = 0; m < pixels; ++m) {
+      const int n = m / (P * Q), p = m / Q % P, q = m % Q;
+      for (int r = 0; r < pb.r; ++r)
+        for (int s = 0; s < pb.s; ++s) {
+          const int h = p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
+          const int x = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
+          for (int k = 0; k < pb.k; ++k)
+            for (int c = 0; c < pb.c; ++c)
+              direct[std::size_t(k) * rsc + (r * pb.s + s) * pb.c + c] +=
+                  (long long)dy[std::size_t(m) * pb.k + k] * t.xv(n, h, x, c);
+        }
+    }
+    for (std::size_t e = 0; e < direct.size(); ++e) {
+      ASSERT_EQ(emulated[e], direct[e]) << "dW element " << e << " (k " << e / rsc << ", column " << e % rsc << ")";
     }
   }
 }

@@ -77,10 +77,11 @@ void check_walk(const sm90::TmaMapParams& a, int out_p, int out_q) {
   }
 }
 
-// One implicit GEMM of a plan: (m, n) as given, k = k_definition (or on the TMA kernel each
-// tap's channels rounded up to whole tiles: at least k_definition, whole tiles).
+// One implicit GEMM of a plan: (m, n) as given, k = k_definition (or on the TMA kernel, fprop
+// and dgrad, each tap's channels rounded up to whole tiles: at least k_definition, whole tiles;
+// wgrad's reduction over the pixels stays k_definition, its im2col walk in B).
 void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const Conv2dProblem& pb, long long m,
-                long long n, long long k_definition, int out_p, int out_q) {
+                long long n, long long k_definition, int out_p, int out_q, bool wgrad = false) {
   EXPECT_EQ(g.m, m);
   EXPECT_EQ(g.n, n);
   EXPECT_TRUE(g.tile.m == 64 || g.tile.m == 128) << g.tile.m;
@@ -93,11 +94,22 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
   } else {
     EXPECT_TRUE(device.tma_encoder && g.tile.wgmma && pb.groups == 1);
     EXPECT_EQ(g.tile.k, 64);
-    EXPECT_GE(g.k, k_definition);
-    EXPECT_EQ(g.k % 64, 0);
     EXPECT_EQ(sm90::tma_map_problem(g.tma.a), "");
     EXPECT_EQ(sm90::tma_map_problem(g.tma.b), "");
-    check_walk(g.tma.a, out_p, out_q);
+    if (wgrad) {  // A: dY as (K, N*P*Q); B: X's walk, whole 64-channel boxes
+      EXPECT_EQ(g.k, k_definition);
+      EXPECT_FALSE(g.tile.persistent);
+      EXPECT_EQ(g.tile.n, 128);
+      EXPECT_EQ(pb.c % 64, 0);
+      EXPECT_EQ(g.tma.a.dims[0], std::uint64_t(pb.k));
+      EXPECT_EQ(g.tma.a.dims[1], std::uint64_t(k_definition));
+      EXPECT_TRUE(g.tma.b.im2col && g.tma.b.channels == 64 && g.tma.b.pixels == 64);
+      check_walk(g.tma.b, out_p, out_q);
+    } else {
+      EXPECT_GE(g.k, k_definition);
+      EXPECT_EQ(g.k % 64, 0);
+      check_walk(g.tma.a, out_p, out_q);
+    }
   }
   check_split(g.split, (g.k + g.tile.k - 1LL) / g.tile.k);
   if (g.m == 0 || g.n == 0) EXPECT_EQ(g.split.splits, 1);
@@ -291,7 +303,15 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
     return;
   const Conv2dProblem& kp = plan.problem;
   check_gemm(plan.gemm, device, kp, pb.filters_per_group(), (long long)kp.r * kp.s * kp.channels_per_group(),
-             (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q());
+             (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q(), true);
+  // The TMA kernel takes every layer it can on a device that has it; ResNet-like geometry
+  // (strides up to 2, pads up to 3, taps up to 7 wide) it always can.
+  const bool tma_fits = device.wgmma() && device.tma_encoder && pb.groups == 1 && pb.c % 64 == 0 && pb.k % 8 == 0 &&
+                        aligned16({args.dy, args.x});
+  if (!tma_fits) EXPECT_FALSE(plan.gemm.tile.tma);
+  if (tma_fits && pb.stride_h <= 2 && pb.stride_w <= 2 && pb.pad_h <= 3 && pb.pad_w <= 3 &&
+      (pb.r - 1) * pb.dilation_h <= 6 && (pb.s - 1) * pb.dilation_w <= 6)
+    EXPECT_TRUE(plan.gemm.tile.tma);
   if (plan.pad_channels) {
     EXPECT_EQ(plan.gemm.split.columns.block, kp.c);
     EXPECT_EQ(plan.gemm.split.columns.keep, pb.c);

@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fprop maps refused\n");
     return 1;
   }
-  fa.g = fb.g = fp.a_geometry;
+  fa.g = fb.g = fp.walk;
   const int m = pb.n * pb.p() * pb.q();
   const int tiles_m = (m + 127) / 128, fprop_tiles_n = (pb.k + 127) / 128, fprop_k_tiles = fp.gemm_k / 64;
   // dgrad (stride 1: one phase): A = im2col(dY) (N*H*W, R*S*K), B = W as (C, R*S*K) boxes
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "dgrad maps refused\n");
     return 1;
   }
-  da.g = dp.a_geometry, db.g = dp.b_dgrad;
+  da.g = dp.walk, db.g = dp.b_dgrad;
   const int dgrad_m = pb.n * phase.rows * phase.cols, dgrad_tiles_m = (dgrad_m + 127) / 128;
   const int dgrad_tiles_n = (pb.c + 127) / 128, dgrad_k_tiles = dp.gemm_k / 64;
   // The GEMM of fprop's shape: A row-major (M, K) as one tiled map

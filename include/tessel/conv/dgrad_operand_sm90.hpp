@@ -4,8 +4,9 @@
 //   A  (rows of the phase, R'*S'*K8)  fprop's im2col operand (ConvFpropTmaA) over dY (N, P, Q, K)
 //      with the phase's problem and grid; K8 = k_blocks * TileK
 //   B  (C, R'*S'*K8)  MN-major: for K tile t = (tap (t', u), k block), the filter's
-//      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, TileK k) of
-//      the 4-d (C, S, R, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp)
+//      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, 1, TileK k) of
+//      the 3-d (C, R*S, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp). (The 4-d (C, S, R, K)
+//      map's boxes of the same bytes load at about 0.65x the rate on an H100: PERFORMANCE.md.)
 // Filters past K and channels past C read as zeros.
 // All the phases of a layer can run as one launch, each phase a batch of the kernel with its
 // own rows, K tiles and row scatter (ConvDgradPhasesTmaA, ConvDgradPhasesTmaB): a stride-2
@@ -26,17 +27,18 @@ namespace tessel {
 struct DgradFilterTmaGeometry {
   int r_first = 0, r_step = 1, s_first = 0, s_step = 1;  // stored filter index of tap (t', u)
   int taps_s = 1;                                        // S'
+  int filter_s = 1;                                      // S, so that tap (r, s) is r*S + s
   int k_blocks = 1, tile_k = 64;                         // K tiles per tap, filters per K tile
   int boxes = 2;                                         // TileN / 64
 };
 
 inline DgradFilterTmaGeometry make_dgrad_filter_tma_geometry(const Conv2dProblem& pb, const DgradPhase& phase,
                                                              int tile_n, int tile_k) {
-  return {phase.r_first, phase.r_step, phase.s_first, phase.s_step, phase.taps_s,
+  return {phase.r_first, phase.r_step, phase.s_first, phase.s_step, phase.taps_s, pb.s,
           int((pb.k + (long long)tile_k - 1) / tile_k), tile_k, tile_n / 64};
 }
 
-// Box 0 of K tile k_tile for output channels c0...: (c, s, r, k) of the (C, S, R, K) map;
+// Box 0 of K tile k_tile for output channels c0...: channel c, filter tap (r, s), filter k;
 // box b starts at channel c + 64 b.
 struct DgradFilterBox {
   int c, s, r, k;
@@ -58,8 +60,8 @@ struct ConvDgradFilterTmaB {
     __device__ void load(void* stage, std::uint64_t* bar) {
       const DgradFilterBox b = dgrad_filter_box(g, c0, t++);
       for (int i = 0; i < g.boxes; ++i) {
-        tma_load_4d(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c + 64 * i, b.s, b.r, b.k,
-                    bar);
+        tma_load_3d(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c + 64 * i,
+                    b.r * g.filter_s + b.s, b.k, bar);
       }
     }
   };
