@@ -248,8 +248,10 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   g.tile = sm80::conv_tile_m(kg, plan.narrow, device.wgmma());
   g.m = kg, g.n = kp.r * kp.s * kp.channels_per_group(), g.k = kp.n * kp.p() * kp.q(), g.groups = kp.groups;
   // On the wgmma kernels, layers of whole 64-channel blocks take the TMA kernel when the engine
-  // can describe them (conv_tma_maps.hpp); K tiles of 64 pixels.
-  if (g.tile.wgmma && device.tma_encoder && !plan.pad_channels &&
+  // can describe them (conv_tma_maps.hpp); K tiles of 64 pixels. Not 1x1 layers: on ResNet-50's
+  // five at N = 32 the cp.async kernel was 7-17% faster, on its eight larger filters 3-45%
+  // slower (docs/PERFORMANCE.md, 2026-11-26, ninth session).
+  if (g.tile.wgmma && device.tma_encoder && !plan.pad_channels && kp.r * kp.s > 1 &&
       sm90::plan_wgrad_tma(kp, aligned(args.dy, 16) && aligned(args.x, 16), &g.tma)) {
     g.tile.tma = true;
     g.tile.k = sm80::kConvTileKTma;

@@ -7,7 +7,8 @@
 // Each direction runs one GEMM shape for every group, the groups as the kernel's batches (one
 // grid layer each: a single launch), on
 //   - the TMA kernel (sm_90a; ungrouped layers of 64 or more input channels, for wgrad a
-//     multiple of 64, that the engine can describe: conv_tma_maps.hpp), else
+//     multiple of 64 and filters other than 1x1, that the engine can describe:
+//     conv_tma_maps.hpp), else
 //   - the cp.async wgmma kernel (sm_90a; the 16-byte path with the optimized iterator), else
 //   - the sm80 kernel: 16-byte loads, or the narrow (element-wise) path,
 // split along K when its tiles fill less than half the SMs (choose_split).

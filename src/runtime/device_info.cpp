@@ -59,7 +59,7 @@ Status current_device(const char* who, DeviceInfo* out) {
                                        std::to_string(d.cc_minor) + "; tessel's kernels need sm_80 or newer"};
   }
   d.sm90_kernels = sm90_kernels_enabled();
-  d.tma_encoder = d.wgmma() && sm90::tma_encoders_available();
+  d.tma_encoder = d.wgmma() && unset_or_zero("TESSEL_DISABLE_TMA") && sm90::tma_encoders_available();
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
   d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   *out = d;

@@ -12,7 +12,7 @@ struct DeviceInfo {
   int sms = 132;                   // multiprocessors (an H100 SXM has 132)
   int cc_major = 9, cc_minor = 0;  // compute capability
   bool sm90_kernels = true;        // libtessel has sm_90a code and TESSEL_DISABLE_SM90 is unset or "0"
-  bool tma_encoder = true;         // the driver's tensor-map encoders were found
+  bool tma_encoder = true;         // the driver's tensor-map encoders were found, TESSEL_DISABLE_TMA unset or "0"
   bool stream_k = true;            // the TMA kernel may run stream-K: TESSEL_DISABLE_STREAM_K unset or "0"
   // ... for tiles of at least this many K tiles (src/gemm/gemm_plan.cpp says why 64);
   // TESSEL_STREAM_K_MIN_K_TILES=n sets it (the device tests run stream-K on small problems).

@@ -304,10 +304,10 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   const Conv2dProblem& kp = plan.problem;
   check_gemm(plan.gemm, device, kp, pb.filters_per_group(), (long long)kp.r * kp.s * kp.channels_per_group(),
              (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q(), true);
-  // The TMA kernel takes every layer it can on a device that has it; ResNet-like geometry
-  // (strides up to 2, pads up to 3, taps up to 7 wide) it always can.
+  // The TMA kernel takes every layer but 1x1 ones that it can on a device that has it;
+  // ResNet-like geometry (strides up to 2, pads up to 3, taps up to 7 wide) it always can.
   const bool tma_fits = device.wgmma() && device.tma_encoder && pb.groups == 1 && pb.c % 64 == 0 && pb.k % 8 == 0 &&
-                        aligned16({args.dy, args.x});
+                        pb.r * pb.s > 1 && aligned16({args.dy, args.x});
   if (!tma_fits) EXPECT_FALSE(plan.gemm.tile.tma);
   if (tma_fits && pb.stride_h <= 2 && pb.stride_w <= 2 && pb.pad_h <= 3 && pb.pad_w <= 3 &&
       (pb.r - 1) * pb.dilation_h <= 6 && (pb.s - 1) * pb.dilation_w <= 6)
