@@ -247,6 +247,17 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   ConvGemm& g = plan.gemm;
   g.tile = sm80::conv_tile_m(kg, plan.narrow, device.wgmma());
   g.m = kg, g.n = kp.r * kp.s * kp.channels_per_group(), g.k = kp.n * kp.p() * kp.q(), g.groups = kp.groups;
+  // On the wgmma kernels, 64-row tiles where 128-row ones would leave SMs idle and K is too
+  // short to split: ResNet-50's 7x7x512->2048 1x1 at N = 32 (64 tiles of 128 on 132 SMs, 49 K
+  // tiles) ran 20.2 -> 17.4-18.3 us. Where K splits, the split fills the SMs better (a 3x3
+  // layer of 36 such tiles: 30 us split, 70 on 72 whole 64-row tiles), and on fprop's and
+  // dgrad's TMA kernel 64-row tiles were slower (docs/PERFORMANCE.md, ninth session).
+  if (g.tile.wgmma && g.tile.m == sm80::kConvTile &&
+      ceil_div((long long)g.m, (long long)g.tile.m) * ceil_div((long long)g.n, (long long)g.tile.n) * g.groups <
+          device.sms &&
+      choose_split(g.m, g.n, g.k, g.tile, device.sms, g.groups).splits == 1) {
+    g.tile.m = sm80::kConvSmallTile;
+  }
   // On the wgmma kernels, layers of whole 64-channel blocks take the TMA kernel when the engine
   // can describe them (conv_tma_maps.hpp); K tiles of 64 pixels. Not 1x1 layers: on ResNet-50's
   // five at N = 32 the cp.async kernel was 7-17% faster, on its eight larger filters 3-45%

@@ -501,6 +501,32 @@ TEST(PlanDgrad, StridePhasesInOneLaunch) {
   EXPECT_FALSE(plan(1, 8, 64, 2048, 3, 1, 2).one_launch);  // 4 tiles, 128 K tiles: split
 }
 
+// wgrad on an H100: ResNet-50's layers at N = 32 take the kernels docs/PERFORMANCE.md measured
+// fastest: the TMA kernel for filters larger than 1x1 (split along N*P*Q where its tiles are
+// few), the cp.async kernel for 1x1 layers, in 64-row tiles where 128-row ones would leave SMs
+// idle and K is too short to split (7x7x512->2048: 64 tiles, 49 K tiles).
+TEST(PlanWgrad, ResNetLayersOnAnH100) {
+  auto plan = [](int hw, int c, int k, int rs) {
+    Conv2dWgradArguments args;
+    args.problem = Conv2dProblem{32, hw, hw, c, k, rs, rs, rs / 2, rs / 2, 1, 1};
+    args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    return conv_detail::plan_wgrad(args, DeviceInfo{}).gemm;
+  };
+  const conv_detail::ConvGemm three = plan(14, 256, 256, 3);
+  EXPECT_TRUE(three.tile.tma);
+  EXPECT_EQ(three.tile.m, 128);
+  EXPECT_GT(three.split.splits, 1);
+  const conv_detail::ConvGemm one = plan(28, 512, 128, 1);
+  EXPECT_FALSE(one.tile.tma);
+  EXPECT_TRUE(one.tile.wgmma);
+  const conv_detail::ConvGemm wide = plan(7, 512, 2048, 1);
+  EXPECT_FALSE(wide.tile.tma);
+  EXPECT_EQ(wide.tile.m, 64);
+  EXPECT_EQ(wide.split.splits, 1);
+}
+
 // choose_split of an empty GEMM (a dgrad phase without rows divided by its zero tiles).
 TEST(PlanSplit, EmptyGemmIsNotSplit) {
   for (int m : {0, 1}) {
