@@ -1,9 +1,9 @@
 // conv2d_wgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then the
 // implicit GEMM of every group in one launch (the groups as its batches), split-K over N*P*Q
-// when the output has few tiles; on an H100, ungrouped layers of whole 64-channel blocks run on
-// the TMA kernel (conv/wgrad_operand_sm90.hpp). Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4)
-// run on a direct kernel instead (conv/depthwise_direct.hpp): partial sums per block of slices,
-// then their sum in a fixed order.
+// when the output has few tiles; on an H100, ungrouped layers of whole 64-channel blocks and
+// filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp). Depthwise layers
+// (C = K = G) and narrow groups (C/G = K/G <= 4) run on a direct kernel instead
+// (conv/depthwise_direct.hpp): partial sums per block of slices, then their sum in a fixed order.
 //   GEMM view of group g:  D (K/G, R*S*C/G) = A (K/G, N*P*Q) * B (R*S*C/G, N*P*Q)^T
 //   A  dY^T: the MN-major matrix dY + g*K/G, lda = K
 //   B  the activations through ConvWgradActivationB (zero-filled padding)
