@@ -14,9 +14,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
+#include "conv/conv_configs_sm80.hpp"
 #include "conv/conv_tma_maps.hpp"
 #include "runtime/tma_encoder.hpp"
+#include "tessel/gemm/kernel_sm90.hpp"  // detail::wgmma_k_tile
 #include "tessel/arch/sm90/mbarrier.hpp"
 #include "tessel/arch/sm90/tma.hpp"
 
@@ -24,7 +27,7 @@ namespace tessel {
 namespace {
 
 constexpr int kStageA = 128 * 64 * 2, kStageB = 128 * 64 * 2;  // one K tile of a 128x128x64 tile
-constexpr int kConsumerWarps = 8, kThreads = 32 * kConsumerWarps + 32;
+constexpr int kConsumerWarps = 8, kThreads = 32 * kConsumerWarps + 64;  // + one or two producer warps
 
 // A row-major (M, K) matrix of f16 as the GEMM's A: a box of 64 K x 128 rows per K tile.
 struct TiledRows {
@@ -37,6 +40,27 @@ struct TiledRows {
   __device__ Tiles tiles(int m0, int k_tile, int) const { return {&map, m0, k_tile}; }
 };
 
+// fprop's A as `Boxes` im2col boxes of 128 / Boxes pixels each (a map of that many pixels).
+template <int Boxes>
+struct FpropAInBoxes {
+  CUtensorMap map;
+  ConvTmaGeometry g;
+  struct Tiles {
+    CUtensorMap const* map;
+    ConvTmaGeometry g;
+    int m0, t;
+    __device__ void load(void* stage, std::uint64_t* bar) {
+      for (int i = 0; i < Boxes; ++i) {
+        const Im2colBox b = im2col_box(g, im2col_origin(g, m0 + i * (128 / Boxes)), t);
+        tma_load_im2col_4d(static_cast<unsigned char*>(stage) + i * (128 / Boxes) * 128, map, b.c, b.w, b.h, b.n,
+                           std::uint16_t(b.dw), std::uint16_t(b.dh), bar);
+      }
+      ++t;
+    }
+  };
+  __device__ Tiles tiles(int m0, int k_tile, int) const { return {&map, g, m0, k_tile}; }
+};
+
 struct NoLoad {
   struct Tiles {
     __device__ void load(void*, std::uint64_t*) {}
@@ -45,37 +69,69 @@ struct NoLoad {
 };
 
 // Block (x): tile (x % tiles_m, x / tiles_m), k_tiles K tiles through a ring of `stages`.
-template <class ASource, class BSource>
+// Config (a GemmConfigSm90 of the stage's layouts): the consumers also multiply each stage as
+// gemm_kernel_sm90_tma does (one group in flight, a stage released once the next one's wgmmas
+// are issued), and write a checksum to `sink`; void: they only wait and release.
+template <class Config, class ASource, class BSource>
 __global__ void __launch_bounds__(kThreads) load_only(const __grid_constant__ ASource a,
                                                       const __grid_constant__ BSource b, int tiles_m, int k_tiles,
-                                                      int stages, int bytes_per_stage) {
+                                                      int stages, int bytes_a, int bytes_b, bool two_producers,
+                                                      float* sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + stages * (kStageA + kStageB));
   auto* empty = full + stages;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) mbarrier_init(&full[s], 1), mbarrier_init(&empty[s], kConsumerWarps);
+    for (int s = 0; s < stages; ++s) mbarrier_init(&full[s], two_producers ? 2 : 1), mbarrier_init(&empty[s], kConsumerWarps);
     mbarrier_init_fence();
   }
   __syncthreads();
   const int m0 = 128 * (int(blockIdx.x) % tiles_m), n0 = 128 * (int(blockIdx.x) / tiles_m);
-  if (threadIdx.x >= 32 * kConsumerWarps) {  // the producer
-    if (threadIdx.x != 32 * kConsumerWarps) return;
+  if (threadIdx.x >= 32 * kConsumerWarps) {  // the producer(s): one thread issues A and B, or one each
+    const int warp = int(threadIdx.x) / 32 - kConsumerWarps;
+    if (threadIdx.x % 32 != 0 || (warp == 1 && !two_producers)) return;
+    const bool load_a = warp == 0, load_b = warp == 1 || !two_producers;
     auto at = a.tiles(m0, 0, 0);
     auto bt = b.tiles(n0, 0, 0);
+    const int bytes = (load_a ? bytes_a : 0) + (load_b ? bytes_b : 0);
     for (int t = 0, stage = 0, round = 0; t < k_tiles; ++t) {
       if (round > 0) mbarrier_wait(&empty[stage], (round - 1) & 1);
-      mbarrier_arrive_expect_tx(&full[stage], bytes_per_stage);
-      at.load(smem + stage * kStageA, &full[stage]);
-      bt.load(smem + stages * kStageA + stage * kStageB, &full[stage]);
+      mbarrier_arrive_expect_tx(&full[stage], bytes);
+      if (load_a) at.load(smem + stage * kStageA, &full[stage]);
+      if (load_b) bt.load(smem + stages * kStageA + stage * kStageB, &full[stage]);
       if (++stage == stages) stage = 0, ++round;
     }
     return;
   }
-  for (int t = 0, stage = 0, round = 0; t < k_tiles; ++t) {  // the consumers: wait, release
-    mbarrier_wait(&full[stage], round & 1);
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) mbarrier_arrive(&empty[stage]);
-    if (++stage == stages) stage = 0, ++round;
+  if constexpr (std::is_void_v<Config>) {
+    for (int t = 0, stage = 0, round = 0; t < k_tiles; ++t) {  // the consumers: wait, release
+      mbarrier_wait(&full[stage], round & 1);
+      __syncwarp();
+      if (threadIdx.x % 32 == 0) mbarrier_arrive(&empty[stage]);
+      if (++stage == stages) stage = 0, ++round;
+    }
+  } else {
+#if defined(__CUDA_ARCH__)
+    const int wg = int(threadIdx.x) / 128;
+    const int wg_m = wg % Config::kWarpGroupsM, wg_n = wg / Config::kWarpGroupsM;
+    const std::uint32_t sa = detail::smem_address(smem), sb = sa + stages * kStageA;
+    float acc[Config::kAccumulators];
+    for (float& v : acc) v = 0.0f;
+    int previous = -1;
+    for (int t = 0, stage = 0, round = 0; t < k_tiles; ++t) {
+      mbarrier_wait(&full[stage], round & 1);
+      detail::wgmma_k_tile<Config>(acc, sa + stage * kStageA, sb + stage * kStageB, wg_m, wg_n);
+      wgmma_wait<1>();
+      wgmma_fence_operands(acc);
+      if (previous >= 0 && threadIdx.x % 32 == 0) mbarrier_arrive(&empty[previous]);
+      previous = stage;
+      if (++stage == stages) stage = 0, ++round;
+    }
+    wgmma_wait<0>();
+    wgmma_fence_operands(acc);
+    float sum = 0.0f;
+    for (float v : acc) sum += v;
+    if (sum == 12345.0f) sink[threadIdx.x] = sum;  // keeps the wgmmas; never true on zeros
+#endif
   }
 }
 
@@ -86,20 +142,27 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
-template <class ASource, class BSource>
+template <class ASource, class BSource, class Config = void>
 void time_loads(const char* name, ASource const& a, BSource const& b, int tiles_m, int tiles_n, int k_tiles,
-                int bytes_per_stage) {
+                int bytes_per_stage, Config* = nullptr, bool two_producers = false) {
+  const int bytes_a = std::is_same_v<ASource, NoLoad> ? 0 : kStageA;
+  const int bytes_b = bytes_per_stage - bytes_a;
+  static float* sink = nullptr;
+  if (sink == nullptr) check(cudaMalloc(&sink, kThreads * sizeof(float)), "sink");
   for (int stages : {3, 6}) {
     const int smem = stages * (kStageA + kStageB) + 2 * stages * 8;
-    auto kernel = load_only<ASource, BSource>;
+    auto kernel = load_only<Config, ASource, BSource>;
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "smem");
     cudaEvent_t start, stop;
     cudaEventCreate(&start), cudaEventCreate(&stop);
-    kernel<<<tiles_m * tiles_n, kThreads, smem>>>(a, b, tiles_m, k_tiles, stages, bytes_per_stage);  // warm-up
+    kernel<<<tiles_m * tiles_n, kThreads, smem>>>(a, b, tiles_m, k_tiles, stages, bytes_a, bytes_b, two_producers,
+                                                  sink);  // warm-up
     check(cudaDeviceSynchronize(), name);
     constexpr int kRuns = 20;
     cudaEventRecord(start);
-    for (int i = 0; i < kRuns; ++i) kernel<<<tiles_m * tiles_n, kThreads, smem>>>(a, b, tiles_m, k_tiles, stages, bytes_per_stage);
+    for (int i = 0; i < kRuns; ++i)
+      kernel<<<tiles_m * tiles_n, kThreads, smem>>>(a, b, tiles_m, k_tiles, stages, bytes_a, bytes_b, two_producers,
+                                                    sink);
     cudaEventRecord(stop);
     check(cudaEventSynchronize(stop), name);
     float ms = 0;
@@ -128,7 +191,8 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&x, 2 * x_elems), "x");
   check(cudaMalloc(&y, 2 * y_elems), "y");
   check(cudaMalloc(&w, 2 * w_elems), "w");
-  cudaMemset(x, 0, 2 * x_elems), cudaMemset(y, 0, 2 * y_elems), cudaMemset(w, 0, 2 * w_elems);
+  const int fill = std::getenv("FILL") ? std::atoi(std::getenv("FILL")) : 0x3c;  // bytes of 0x3c: f16 1.06
+  cudaMemset(x, fill, 2 * x_elems), cudaMemset(y, fill, 2 * y_elems), cudaMemset(w, fill, 2 * w_elems);
   std::printf("layer N %d, %dx%d, C %d -> K %d, %dx%d pad %d\n", pb.n, pb.h, pb.w, pb.c, pb.k, pb.r, pb.s, pb.pad_h);
 
   // fprop: A = im2col(X) (N*P*Q, R*S*C), B = W (K, R*S*C)
@@ -176,5 +240,39 @@ int main(int argc, char** argv) {
   time_loads("dgrad A (im2col of dY) alone", da, none, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, kStageA);
   time_loads("dgrad B (two 64x64 boxes) alone", none, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, kStageB);
   time_loads("dgrad A + B", da, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, kStageA + kStageB);
+
+  // With the MMAs of the kernel's configurations (as the conv kernels: 128x128x64)
+  using FpropMma = sm80::FpropConfigTma<Half>;
+  using DgradMma = sm80::DgradConfigTma<Half>;
+  FpropMma* fprop_mma = nullptr;
+  DgradMma* dgrad_mma = nullptr;
+  time_loads("MMA alone (fprop layouts)", none, none, tiles_m, fprop_tiles_n, fprop_k_tiles, 0, fprop_mma);
+  time_loads("fprop A + B + MMA", fa, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA + kStageB, fprop_mma);
+  time_loads("GEMM A + fprop B + MMA", ta, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA + kStageB, fprop_mma);
+  time_loads("MMA alone (dgrad layouts)", none, none, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, 0, dgrad_mma);
+  time_loads("dgrad A + B + MMA", da, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles, kStageA + kStageB, dgrad_mma);
+
+  // fprop's A in smaller im2col boxes (maps of 64 and 32 pixels)
+  sm90::ConvTmaMaps fp64, fp32;
+  FpropAInBoxes<2> fa2{};
+  FpropAInBoxes<4> fa4{};
+  if (sm90::plan_fprop_tma(pb, true, 64, 128, 64, &fp64) && sm90::encode_tma_map(fp64.a, x, &fa2.map) &&
+      sm90::plan_fprop_tma(pb, true, 32, 128, 64, &fp32) && sm90::encode_tma_map(fp32.a, x, &fa4.map)) {
+    fa2.g = fa4.g = fp.walk;
+    time_loads("fprop A (2 boxes of 64 px) alone", fa2, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA);
+    time_loads("fprop A (2 boxes) + B + MMA", fa2, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA + kStageB,
+               fprop_mma);
+    time_loads("fprop A (4 boxes of 32 px) + B + MMA", fa4, fb, tiles_m, fprop_tiles_n, fprop_k_tiles,
+               kStageA + kStageB, fprop_mma);
+  } else {
+    std::printf("fprop A in smaller boxes: maps refused\n");
+  }
+  time_loads("fprop A + B + MMA, two producers", fa, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA + kStageB,
+             fprop_mma, true);
+  time_loads("dgrad A + B + MMA, two producers", da, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles,
+             kStageA + kStageB, dgrad_mma, true);
+  time_loads("fprop A alone + MMA", fa, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA, fprop_mma);
+  time_loads("fprop B alone + MMA", none, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageB, fprop_mma);
+  time_loads("GEMM A alone + MMA", ta, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA, fprop_mma);
   return 0;
 }
