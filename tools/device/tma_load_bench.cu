@@ -75,7 +75,7 @@ struct NoLoad {
 template <class Config, class ASource, class BSource>
 __global__ void __launch_bounds__(kThreads) load_only(const __grid_constant__ ASource a,
                                                       const __grid_constant__ BSource b, int tiles_m, int k_tiles,
-                                                      int stages, int bytes_a, int bytes_b, bool two_producers,
+                                                      int stages, int bytes_a, int bytes_b, int two_producers,
                                                       float* sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
   auto* full = reinterpret_cast<std::uint64_t*>(smem + stages * (kStageA + kStageB));
@@ -87,9 +87,11 @@ __global__ void __launch_bounds__(kThreads) load_only(const __grid_constant__ AS
   __syncthreads();
   const int m0 = 128 * (int(blockIdx.x) % tiles_m), n0 = 128 * (int(blockIdx.x) / tiles_m);
   if (threadIdx.x >= 32 * kConsumerWarps) {  // the producer(s): one thread issues A and B, or one each
-    const int warp = int(threadIdx.x) / 32 - kConsumerWarps;
-    if (threadIdx.x % 32 != 0 || (warp == 1 && !two_producers)) return;
-    const bool load_a = warp == 0, load_b = warp == 1 || !two_producers;
+    // two_producers: 0 one thread, 1 lane 0 of two warps, 2 lanes 0 and 1 of one warp
+    const int warp = int(threadIdx.x) / 32 - kConsumerWarps, lane = int(threadIdx.x) % 32;
+    const int producer = two_producers == 2 ? (warp == 0 ? lane : 2) : two_producers == 1 && lane == 0 ? warp : 2 * lane + warp;
+    if (two_producers ? producer > 1 : producer != 0) return;
+    const bool load_a = producer == 0, load_b = producer == 1 || !two_producers;
     auto at = a.tiles(m0, 0, 0);
     auto bt = b.tiles(n0, 0, 0);
     const int bytes = (load_a ? bytes_a : 0) + (load_b ? bytes_b : 0);
@@ -144,7 +146,7 @@ void check(cudaError_t e, const char* what) {
 
 template <class ASource, class BSource, class Config = void>
 void time_loads(const char* name, ASource const& a, BSource const& b, int tiles_m, int tiles_n, int k_tiles,
-                int bytes_per_stage, Config* = nullptr, bool two_producers = false) {
+                int bytes_per_stage, Config* = nullptr, int two_producers = 0) {
   const int bytes_a = std::is_same_v<ASource, NoLoad> ? 0 : kStageA;
   const int bytes_b = bytes_per_stage - bytes_a;
   static float* sink = nullptr;
@@ -267,10 +269,14 @@ int main(int argc, char** argv) {
   } else {
     std::printf("fprop A in smaller boxes: maps refused\n");
   }
-  time_loads("fprop A + B + MMA, two producers", fa, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA + kStageB,
-             fprop_mma, true);
-  time_loads("dgrad A + B + MMA, two producers", da, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles,
-             kStageA + kStageB, dgrad_mma, true);
+  time_loads("fprop A + B + MMA, two producer warps", fa, fb, tiles_m, fprop_tiles_n, fprop_k_tiles,
+             kStageA + kStageB, fprop_mma, 1);
+  time_loads("dgrad A + B + MMA, two producer warps", da, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles,
+             kStageA + kStageB, dgrad_mma, 1);
+  time_loads("fprop A + B + MMA, two producer lanes", fa, fb, tiles_m, fprop_tiles_n, fprop_k_tiles,
+             kStageA + kStageB, fprop_mma, 2);
+  time_loads("dgrad A + B + MMA, two producer lanes", da, db, dgrad_tiles_m, dgrad_tiles_n, dgrad_k_tiles,
+             kStageA + kStageB, dgrad_mma, 2);
   time_loads("fprop A alone + MMA", fa, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA, fprop_mma);
   time_loads("fprop B alone + MMA", none, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageB, fprop_mma);
   time_loads("GEMM A alone + MMA", ta, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA, fprop_mma);

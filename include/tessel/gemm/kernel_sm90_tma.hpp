@@ -3,9 +3,11 @@
 // their filters: conv/fprop_operand_sm90.hpp, conv/dgrad_operand_sm90.hpp). The tile, ring
 // layout, wgmma and epilogue are kernel_sm90.hpp's (GemmConfigSm90); the loads are not the
 // threads':
-//   producer  (the 9th warp, or the 3rd warpgroup: kTmaKernelThreads) one thread, per K tile i,
-//             waits until its stage is free (empty), arms full[stage] with the stage's bytes
-//             and asks the TMA for the A and B boxes
+//   producers (the 9th and 10th warps, or the 3rd warpgroup: kTmaKernelThreads) one thread
+//             for A and one, in another warp, for B: per K tile i, each waits until its stage
+//             is free (empty), arms full[stage] with its operand's bytes and asks the TMA for
+//             its boxes. (One thread issuing both serializes them: an im2col box holds up the
+//             filter's behind it. tools/device/tma_load_bench.cu, docs/PERFORMANCE.md.)
 //   MMA warpgroups: per K tile, wait on full[stage], issue the wgmmas of the stage, keep one
 //             group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
@@ -67,7 +69,7 @@ concept BatchShapedSource = requires(ASource const& a, int b) {
   { a.batch_scatter(b) } -> std::convertible_to<RowScatter>;
 };
 
-// Threads of the kernel: the config's two MMA warpgroups, then the producer: one warp, or,
+// Threads of the kernel: the config's two MMA warpgroups, then the producers: two warps, or,
 // when the MMA warpgroups need more registers than an even share (128 fp32 accumulators a
 // thread), a whole warpgroup that hands its registers over (setmaxnreg: 40 a thread for the
 // producer, 232 for the MMA threads; 128*40 + 256*232 <= 64K). A single producer warp would
@@ -77,7 +79,7 @@ concept BatchShapedSource = requires(ASource const& a, int b) {
 template <class Config>
 inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
-inline constexpr int kTmaProducerThreads = kTmaRegisterHandoff<Config> ? 128 : 32;
+inline constexpr int kTmaProducerThreads = kTmaRegisterHandoff<Config> ? 128 : 64;
 template <class Config>
 inline constexpr int kTmaKernelThreads = Config::kThreads + kTmaProducerThreads<Config> + 32 * Config::kStoreWarps;
 // Shared memory: the ring, the epilogue's tile (over the ring unless persistent), then
@@ -169,7 +171,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   int* job = last + 2;  // (4) store warps: the staged tile's row0, col0, batch; 0 in job[3]: no more
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&full[s], 1);  // the producer's arrive_expect_tx, then the bytes
+      mbarrier_init(&full[s], 2);  // the two producers' arrive_expect_tx, then the bytes
       mbarrier_init(&empty[s],
                     kStageReaders * kCluster);  // a stage is free once every block's readers are done
     }
@@ -227,9 +229,10 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     }
   }
 
-  if (int(threadIdx.x) >= Config::kThreads) {  // ---- producer: one thread issues every load
+  if (int(threadIdx.x) >= Config::kThreads) {  // ---- producers: lane 0 of the first warp A, of the second B
     if constexpr (kTmaRegisterHandoff<Config>) setmaxnreg_decrease<40>();
-    if (int(threadIdx.x) != Config::kThreads) return;
+    const int producer = (int(threadIdx.x) - Config::kThreads) / 32;
+    if (threadIdx.x % 32 != 0 || producer > 1) return;
     int stage = 0, round = 0;
     auto cursor = schedule.start(block);
     for (WorkSegment seg; schedule.next(cursor, &seg);) {
@@ -238,11 +241,14 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       auto b_tiles = b_source.tiles(tile.n * Config::kTileN, tile_begin, batch);
       for (int t = tile_begin; t < tile_end; ++t) {
         if (round > 0) mbarrier_wait(&empty[stage], (round - 1) & 1);  // the MMAs of round-1 are done with it
-        mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesA + Config::kStageBytesB);
-        a_tiles.load(smem + stage * Config::kStageBytesA, &full[stage]);
-        if constexpr (kCluster > 1) {  // this block's half of B, into both blocks' stage
+        if (producer == 0) {
+          mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesA);
+          a_tiles.load(smem + stage * Config::kStageBytesA, &full[stage]);
+        } else if constexpr (kCluster > 1) {  // this block's half of B, into both blocks' stage (both halves counted)
+          mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesB);
           b_tiles.load_part(smem_b + stage * Config::kStageBytesB, &full[stage], rank, (1u << kCluster) - 1);
         } else {
+          mbarrier_arrive_expect_tx(&full[stage], Config::kStageBytesB);
           b_tiles.load(smem_b + stage * Config::kStageBytesB, &full[stage]);
         }
         if (++stage == kStages) stage = 0, ++round;
