@@ -3,7 +3,7 @@
 // their filters: conv/fprop_operand_sm90.hpp, conv/dgrad_operand_sm90.hpp). The tile, ring
 // layout, wgmma and epilogue are kernel_sm90.hpp's (GemmConfigSm90); the loads are not the
 // threads':
-//   producers (the 9th and 10th warps, or the 3rd warpgroup: kTmaKernelThreads) one thread
+//   producers (the 9th and 10th warps, or two warps of the 3rd warpgroup) one thread
 //             for A and one, in another warp, for B: per K tile i, each waits until its stage
 //             is free (empty), arms full[stage] with its operand's bytes and asks the TMA for
 //             its boxes. (One thread issuing both serializes them: an im2col box holds up the
@@ -72,10 +72,11 @@ concept BatchShapedSource = requires(ASource const& a, int b) {
 // Threads of the kernel: the config's two MMA warpgroups, then the producers: two warps, or,
 // when the MMA warpgroups need more registers than an even share (128 fp32 accumulators a
 // thread), a whole warpgroup that hands its registers over (setmaxnreg: 40 a thread for the
-// producer, 232 for the MMA threads; 128*40 + 256*232 <= 64K). A single producer warp would
-// not do: ptxas caps a block of nine warps at 168 registers a thread (three of them share one
-// scheduler's register file), and allocates beyond the cap after setmaxnreg only in blocks of
-// whole warpgroups.
+// producers, 232 for the MMA threads; 128*40 + 256*232 <= 64K). Producer warps alone would
+// not do there: ptxas caps a block of nine or ten warps at 168 registers a thread, and
+// allocates beyond the cap after setmaxnreg only in blocks of whole warpgroups. (Two blocks
+// per SM of ten warps cap a thread at 96 registers: the conv instances' epilogues spill a few
+// bytes, none in the mainloop.)
 template <class Config>
 inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
