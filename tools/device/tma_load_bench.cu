@@ -1,14 +1,17 @@
-// How fast the TMA kernel's operand loads alone deliver K tiles, without the MMAs: a block per
-// output tile, one producer thread loading the same boxes as gemm_kernel_sm90_tma (the conv
-// operand sources themselves: conv/fprop_operand_sm90.hpp, conv/dgrad_operand_sm90.hpp; and a
-// plain tiled box of a row-major matrix, as the GEMM's A), 8 consumer warps that only wait on
-// each stage's `full` barrier and release it. Run on an H100 after building nothing else:
+// How fast the TMA kernel's operand loads deliver K tiles, alone and with the kernel's MMAs: a
+// block per output tile, a producer thread loading the same boxes as gemm_kernel_sm90_tma (the
+// conv operand sources themselves: conv/fprop_operand_sm90.hpp, conv/dgrad_operand_sm90.hpp;
+// and a plain tiled box of a row-major matrix, as the GEMM's A), or two (A and B from two warps,
+// or two lanes of one), and 8 consumer warps that wait on each stage's `full` barrier and
+// release it, after issuing the stage's wgmmas as the kernel does where a config is given (one
+// group in flight). Run on an H100 after building nothing else:
 //   nvcc -std=c++20 -O3 -arch=sm_90a -Iinclude -Isrc tools/device/tma_load_bench.cu \
-//     src/runtime/tma_encoder.cpp src/runtime/tma_map.cpp src/conv/conv_tma_maps.cpp -o /tmp/tma_load_bench
-//   /tmp/tma_load_bench [N H C K R pad]      (default: ResNet-50's 14x14x256 3x3 at N = 32)
-// Prints, per operand and ring (stages, blocks per SM), the time of one launch over all the
+//     src/runtime/tma_encoder.cpp src/runtime/tma_map.cpp src/conv/conv_tma_maps.cpp -lcuda -o /tmp/tma_load_bench
+//   FILL=60 /tmp/tma_load_bench [N H C K R pad]  (default: ResNet-50's 14x14x256 3x3 at N = 32;
+//                                                 FILL: the tensors' byte value)
+// Prints, per variant and ring (stages, blocks per SM), the time of one launch over all the
 // layer's tiles and K tiles and the bytes it delivered per microsecond. docs/PERFORMANCE.md
-// (eighth session of 2026-11-26) says why: the conv kernels' MMA warps wait on these loads.
+// (eighth and ninth sessions of 2026-11-26) says what it found.
 #include <cuda_runtime.h>
 
 #include <cstdint>
