@@ -5,8 +5,7 @@
 //      with the phase's problem and grid; K8 = k_blocks * TileK
 //   B  (C, R'*S'*K8)  MN-major: for K tile t = (tap (t', u), k block), the filter's
 //      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, 1, TileK k) of
-//      the 3-d (C, R*S, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp). (The 4-d (C, S, R, K)
-//      map's boxes of the same bytes load at about 0.65x the rate on an H100: PERFORMANCE.md.)
+//      the 3-d (C, R*S, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp)
 // Filters past K and channels past C read as zeros.
 // All the phases of a layer can run as one launch, each phase a batch of the kernel with its
 // own rows, K tiles and row scatter (ConvDgradPhasesTmaA, ConvDgradPhasesTmaB): a stride-2

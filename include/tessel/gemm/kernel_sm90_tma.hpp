@@ -1,6 +1,7 @@
 // The warp-specialized sm_90a GEMM kernel, for operands the TMA engine loads (the GEMM's
-// matrices: gemm/matrix_operand_sm90.hpp; conv fprop's and dgrad's im2col activations and
-// their filters: conv/fprop_operand_sm90.hpp, conv/dgrad_operand_sm90.hpp). The tile, ring
+// matrices: gemm/matrix_operand_sm90.hpp; conv's im2col activations and their filters or
+// gradients: conv/fprop_operand_sm90.hpp, conv/dgrad_operand_sm90.hpp,
+// conv/wgrad_operand_sm90.hpp). The tile, ring
 // layout, wgmma and epilogue are kernel_sm90.hpp's (GemmConfigSm90); the loads are not the
 // threads':
 //   producers (the 9th and 10th warps, or two warps of the 3rd warpgroup) one thread
