@@ -76,8 +76,8 @@ concept BatchShapedSource = requires(ASource const& a, int b) {
 // producers, 232 for the MMA threads; 128*40 + 256*232 <= 64K). Producer warps alone would
 // not do there: ptxas caps a block of nine or ten warps at 168 registers a thread, and
 // allocates beyond the cap after setmaxnreg only in blocks of whole warpgroups. (Two blocks
-// per SM of ten warps cap a thread at 96 registers: the conv instances' epilogues spill a few
-// bytes, none in the mainloop.)
+// per SM of ten warps cap a thread at 96 registers; the conv instances' mainloop SASS is the
+// same as with one producer warp.)
 template <class Config>
 inline constexpr bool kTmaRegisterHandoff = Config::kAccumulators > 64;
 template <class Config>
