@@ -728,10 +728,9 @@ TEST(Conv2dWgrad, LongReductionIsSplitAndDeterministic) {
 // H100 (src/conv/conv2d_wgrad.cpp): strides 1-3 (unequal too), dilation, pads, both modes, 64 to
 // 256 channels, filters from 8 (the 64-high tile) to 256, one-row and one-column filters, dW's
 // columns not whole 128-wide tiles (1x3 of 64 channels: a tile and a half), N*P*Q not whole
-// 64-pixel K tiles, every type pair,
-// alpha and beta with dW as its own residual; then two long reductions that split along N*P*Q.
-// On such a device the test first requires that the plan takes the TMA kernel, so it cannot
-// pass on the cp.async kernels.
+// 64-pixel K tiles, every type pair, alpha and beta with dW as its own residual; then two long
+// reductions that split along N*P*Q. On such a device the test first requires that the plan
+// takes the TMA kernel, so it cannot pass on the cp.async kernels.
 TEST(Conv2dWgrad, TmaKernelRandomProblems) {
   std::mt19937 rng(6150);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
