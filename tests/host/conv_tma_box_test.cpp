@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "tessel/conv/dgrad_operand_sm90.hpp"
@@ -104,17 +106,36 @@ void check(const Tensors& t, int tile_m, int tile_k) {
   }
 }
 
+// A valid problem: up to max_n images of up to max_hw pixels a side, filters up to max_rs taps a
+// side, pads 0-3, strides and dilations 1-3, both modes; `channels(pb)` draws C and K.
+template <class Channels>
+Conv2dProblem random_problem(std::mt19937& rng, int max_n, int max_hw, int max_rs, Channels const& channels) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Conv2dProblem pb;
+  do {
+    pb.n = pick(1, max_n), pb.h = pick(1, max_hw), pb.w = pick(1, max_hw);
+    channels(pb);
+    pb.r = pick(1, max_rs), pb.s = pick(1, max_rs), pb.pad_h = pick(0, 3), pb.pad_w = pick(0, 3);
+    pb.stride_h = pick(1, 3), pb.stride_w = pick(1, 3), pb.dilation_h = pick(1, 3), pb.dilation_w = pick(1, 3);
+    pb.mode = pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
+  } while (!validate(pb));
+  return pb;
+}
+
+// Case i's problem, for SCOPED_TRACE.
+std::string describe(int i, const Conv2dProblem& pb) {
+  std::ostringstream s;
+  s << "case " << i << ": N" << pb.n << " H" << pb.h << " W" << pb.w << " C" << pb.c << " K" << pb.k << " R" << pb.r
+    << " S" << pb.s << " pad " << pb.pad_h << "," << pb.pad_w << " stride " << pb.stride_h << "," << pb.stride_w
+    << " dil " << pb.dilation_h << "," << pb.dilation_w << (pb.mode == ConvMode::kConvolution ? " conv" : "");
+  return s.str();
+}
+
 Tensors random_tensors(std::mt19937& rng) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Tensors t;
   Conv2dProblem& pb = t.pb;
-  for (;;) {
-    pb.n = pick(1, 3), pb.h = pick(1, 12), pb.w = pick(1, 12), pb.c = 8 * pick(1, 10), pb.k = pick(1, 4);
-    pb.r = pick(1, 5), pb.s = pick(1, 5), pb.pad_h = pick(0, 3), pb.pad_w = pick(0, 3);
-    pb.stride_h = pick(1, 3), pb.stride_w = pick(1, 3), pb.dilation_h = pick(1, 3), pb.dilation_w = pick(1, 3);
-    pb.mode = pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
-    if (validate(pb)) break;
-  }
+  pb = random_problem(rng, 3, 12, 5, [&](Conv2dProblem& q) { q.c = 8 * pick(1, 10), q.k = pick(1, 4); });
   t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
   t.w.resize(std::size_t(pb.k) * pb.r * pb.s * pb.c);
   for (int& v : t.x) v = pick(-3, 3);
@@ -127,11 +148,7 @@ TEST(ConvTmaBoxes, EmulatedImplicitGemmIsTheConvolution) {
   for (int i = 0; i < 300; ++i) {
     const Tensors t = random_tensors(rng);
     const Conv2dProblem& pb = t.pb;
-    SCOPED_TRACE(::testing::Message() << "case " << i << ": N" << pb.n << " H" << pb.h << " W" << pb.w << " C"
-                                      << pb.c << " K" << pb.k << " R" << pb.r << " S" << pb.s << " pad " << pb.pad_h
-                                      << "," << pb.pad_w << " stride " << pb.stride_h << "," << pb.stride_w
-                                      << " dil " << pb.dilation_h << "," << pb.dilation_w
-                                      << (pb.mode == ConvMode::kConvolution ? " conv" : ""));
+    SCOPED_TRACE(describe(i, pb));
     // Small tiles so that boxes wrap rows and images; the kernel's 128 rows, 32 and 64 channels.
     check(t, i % 3 == 0 ? 128 : 8 + 8 * (i % 5), i % 2 == 0 ? 64 : 32);
     if (::testing::Test::HasFatalFailure()) return;
@@ -145,20 +162,10 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
   std::mt19937 rng(23);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int i = 0; i < 200; ++i) {
-    Conv2dProblem pb;
-    for (;;) {
-      pb.n = pick(1, 2), pb.h = pick(1, 11), pb.w = pick(1, 11), pb.c = 8 * pick(1, 9), pb.k = 8 * pick(1, 10);
-      pb.r = pick(1, 4), pb.s = pick(1, 4), pb.pad_h = pick(0, 3), pb.pad_w = pick(0, 3);
-      pb.stride_h = pick(1, 3), pb.stride_w = pick(1, 3), pb.dilation_h = pick(1, 3), pb.dilation_w = pick(1, 3);
-      pb.mode = pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
-      if (validate(pb)) break;
-    }
+    const Conv2dProblem pb =
+        random_problem(rng, 2, 11, 4, [&](Conv2dProblem& q) { q.c = 8 * pick(1, 9), q.k = 8 * pick(1, 10); });
     const int P = pb.p(), Q = pb.q(), tile_m = i % 2 == 0 ? 128 : 16, tile_k = i % 3 == 0 ? 32 : 64;
-    SCOPED_TRACE(::testing::Message() << "case " << i << ": N" << pb.n << " H" << pb.h << " W" << pb.w << " C"
-                                      << pb.c << " K" << pb.k << " R" << pb.r << " S" << pb.s << " pad " << pb.pad_h
-                                      << "," << pb.pad_w << " stride " << pb.stride_h << "," << pb.stride_w
-                                      << " dil " << pb.dilation_h << "," << pb.dilation_w
-                                      << (pb.mode == ConvMode::kConvolution ? " conv" : ""));
+    SCOPED_TRACE(describe(i, pb));
     std::vector<int> dy(std::size_t(pb.n) * P * Q * pb.k), w(std::size_t(pb.k) * pb.r * pb.s * pb.c);
     for (int& v : dy) v = pick(-3, 3);
     for (int& v : w) v = pick(-3, 3);
@@ -226,18 +233,8 @@ TEST(ConvTmaBoxes, WgradActivationBoxesAreTheDefinition) {
   for (int i = 0; i < 150; ++i) {
     Tensors t;
     Conv2dProblem& pb = t.pb;
-    for (;;) {
-      pb.n = pick(1, 3), pb.h = pick(1, 11), pb.w = pick(1, 11), pb.c = 64 * pick(1, 2), pb.k = pick(1, 3);
-      pb.r = pick(1, 4), pb.s = pick(1, 4), pb.pad_h = pick(0, 3), pb.pad_w = pick(0, 3);
-      pb.stride_h = pick(1, 3), pb.stride_w = pick(1, 3), pb.dilation_h = pick(1, 3), pb.dilation_w = pick(1, 3);
-      pb.mode = pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
-      if (validate(pb)) break;
-    }
-    SCOPED_TRACE(::testing::Message() << "case " << i << ": N" << pb.n << " H" << pb.h << " W" << pb.w << " C"
-                                      << pb.c << " K" << pb.k << " R" << pb.r << " S" << pb.s << " pad " << pb.pad_h
-                                      << "," << pb.pad_w << " stride " << pb.stride_h << "," << pb.stride_w
-                                      << " dil " << pb.dilation_h << "," << pb.dilation_w
-                                      << (pb.mode == ConvMode::kConvolution ? " conv" : ""));
+    pb = random_problem(rng, 3, 11, 4, [&](Conv2dProblem& q) { q.c = 64 * pick(1, 2), q.k = pick(1, 3); });
+    SCOPED_TRACE(describe(i, pb));
     const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q, rsc = pb.r * pb.s * pb.c;
     t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
     std::vector<int> dy(std::size_t(pixels) * pb.k);
