@@ -5,7 +5,8 @@
 //      R, S <= 32, else the analytic one), B the group's KRSC filters
 //      (a K-major matrix, ldb = R*S*C/G), D the group's K/G columns of Y (ldd = K).
 // Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8) run on a direct kernel
-// instead (conv/depthwise_direct.hpp).
+// instead (conv/depthwise_direct.hpp). Strided layers with few channels (the RGB stem) run as
+// the stride-1 layer of their space-to-depth copies (conv/space_to_depth.hpp).
 // On an H100, ungrouped layers of 64 or more channels run on the TMA kernel instead: the same
 // GEMM with A loaded in the engine's im2col mode, K rounded up per tap to 64-channel tiles
 // (conv/fprop_operand_sm90.hpp).
@@ -16,6 +17,7 @@
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/fprop_instances_sm80.hpp"
+#include "conv/space_to_depth.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
@@ -77,15 +79,21 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   StreamBuffer copies(stream);
   const void* x = args.x;
   const void* w = args.w;
-  if (plan.pad_channels) {
-    if (Status s = copies.allocate(plan.x_copy_bytes + plan.w_copy_bytes, "conv2d: fprop", "the channel-padded copies"); !s)
-      return s;
+  if (plan.pad_channels || plan.space_to_depth) {
+    const char* what = plan.space_to_depth ? "the space-to-depth copies" : "the channel-padded copies";
+    if (Status s = copies.allocate(plan.x_copy_bytes + plan.w_copy_bytes, "conv2d: fprop", what); !s) return s;
     char* xc = copies.get<char>();
-    cudaError_t e = pad_rows(args.x, pb.c, 0, xc, plan.problem.c, (long long)pb.n * pb.h * pb.w, pb.c, 1, stream);
-    if (e == cudaSuccess)
-      e = pad_rows(args.w, pb.c, 0, xc + plan.x_copy_bytes, plan.problem.c, (long long)pb.k * pb.r * pb.s, pb.c, 1, stream);
+    char* wc = xc + plan.x_copy_bytes;  // 16-byte aligned: x_copy_bytes is whole vectors
+    cudaError_t e;
+    if (plan.space_to_depth) {
+      e = space_to_depth_activations(args.x, pb, xc, stream);
+      if (e == cudaSuccess) e = space_to_depth_filter(args.w, pb, wc, stream);
+    } else {
+      e = pad_rows(args.x, pb.c, 0, xc, plan.problem.c, (long long)pb.n * pb.h * pb.w, pb.c, 1, stream);
+      if (e == cudaSuccess) e = pad_rows(args.w, pb.c, 0, wc, plan.problem.c, (long long)pb.k * pb.r * pb.s, pb.c, 1, stream);
+    }
     if (e != cudaSuccess) return conv_detail::launch_error("fprop", e);
-    x = xc, w = xc + plan.x_copy_bytes;
+    x = xc, w = wc;
   }
   ConvFpropTmaA tma_a{};
   ConvFilterTmaB tma_b{};

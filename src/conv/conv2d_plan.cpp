@@ -5,6 +5,7 @@
 
 #include "tessel/conv/activation_iterator.hpp"
 #include "tessel/conv/dgrad_operand_sm80.hpp"
+#include "tessel/conv/space_to_depth.hpp"
 #include "tessel/runtime/conv2d_problem_check.hpp"
 #include "tessel/runtime/gemm.hpp"
 
@@ -35,6 +36,17 @@ bool padded_channels(const Conv2dProblem& pb, Conv2dProblem* out) {
   padded.c = int((pb.c + 7LL) / 8 * 8);
   if ((pb.c + 7LL) / 8 * 8 > kMaxConvTensorElements || !validate(padded).ok()) return false;
   *out = padded;
+  return true;
+}
+
+// The space-to-depth form of pb where it is valid and its reduction is shorter than that of pb
+// with its channels padded to 8 (never for C a multiple of 8: then it is at least R*S*C).
+bool shorter_as_space_to_depth(const Conv2dProblem& pb, Conv2dProblem* out) {
+  if (pb.groups != 1 || pb.dilation_h != 1 || pb.dilation_w != 1 || (pb.stride_h == 1 && pb.stride_w == 1)) return false;
+  const Conv2dProblem s = space_to_depth_problem(pb);
+  const long long padded = (long long)pb.r * pb.s * ((pb.c + 7LL) / 8 * 8);
+  if ((long long)s.r * s.s * s.c >= padded || !validate(s).ok()) return false;
+  *out = s;
   return true;
 }
 
@@ -151,17 +163,21 @@ FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
                                   device.sms);
   if (plan.depthwise.direct) return plan;
   const bool wide = pb.c % 8 == 0 && aligned(args.x, 16) && aligned(args.w, 16);
-  if (!wide && pb.groups == 1 && padded_channels(pb, &plan.problem)) {
-    const int ib = data_type_bytes(args.input_type);
-    plan.pad_channels = true;
-    plan.x_copy_bytes = std::size_t(pb.n) * pb.h * pb.w * plan.problem.c * ib;
-    plan.w_copy_bytes = std::size_t(pb.k) * pb.r * pb.s * plan.problem.c * ib;
+  if (!wide && pb.groups == 1) {
+    plan.space_to_depth = shorter_as_space_to_depth(pb, &plan.problem);
+    plan.pad_channels = !plan.space_to_depth && padded_channels(pb, &plan.problem);
   }
   const Conv2dProblem& kp = plan.problem;
+  if (plan.space_to_depth || plan.pad_channels) {  // the copies, as the kernels see X and W
+    const int ib = data_type_bytes(args.input_type);
+    plan.x_copy_bytes = std::size_t(kp.n) * kp.h * kp.w * kp.c * ib;
+    plan.w_copy_bytes = std::size_t(kp.k) * kp.r * kp.s * kp.c * ib;
+  }
   const int cg = kp.channels_per_group(), kg = kp.filters_per_group();
   // 16-byte loads: eight channels of one tap in one vector, both tensors 16-byte aligned (the
   // copies are).
-  const bool operands_aligned = plan.pad_channels || (aligned(args.x, 16) && aligned(args.w, 16));
+  const bool operands_aligned =
+      plan.space_to_depth || plan.pad_channels || (aligned(args.x, 16) && aligned(args.w, 16));
   plan.narrow = !(cg % 8 == 0 && kp.c % 8 == 0 && operands_aligned);
   ConvGemm& g = plan.gemm;
   // The optimized iterator keeps a 32-bit tap mask per row: filters up to 32 x 32.

@@ -87,13 +87,18 @@ Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb);
 DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms);
 
 // fprop. Ungrouped layers whose channels (or pointers) rule out 16-byte loads, such as the RGB
-// stem (C = 3), run on copies of X and W padded with zero channels to C8 = C rounded up to 8:
-// the reduction grows by C8/C, but every load is a 16-byte cp.async instead of eight 2-byte
-// loads. Grouped layers, and padded copies past 2^31 elements, take the narrow path instead.
+// stem (C = 3), run on copies of X and W:
+//   - strided layers, where it shortens the reduction: the space-to-depth copies
+//     (tessel/conv/space_to_depth.hpp), a stride-1 layer of sh*sw*C channels rounded up to 8
+//     (the stem: R*S*C' = 4*4*16 = 256);
+//   - else copies padded with zero channels to C8 = C rounded up to 8 (the stem: 7*7*8 = 392).
+// Either way the reduction grows past R*S*C, but every load is a 16-byte cp.async instead of
+// eight 2-byte loads. Grouped layers, and copies past 2^31 elements, take the narrow path.
 struct FpropPlan {
-  DepthwisePlan depthwise;    // depthwise.direct: the direct kernel, and nothing below
-  bool pad_channels = false;  // X and W run on zero-padded copies (x_copy_bytes, w_copy_bytes)
-  Conv2dProblem problem;      // as the kernels see it: C8 channels when padded
+  DepthwisePlan depthwise;      // depthwise.direct: the direct kernel, and nothing below
+  bool space_to_depth = false;  // X and W run on space-to-depth copies (x_copy_bytes, w_copy_bytes)
+  bool pad_channels = false;    // X and W run on zero-padded copies (x_copy_bytes, w_copy_bytes)
+  Conv2dProblem problem;        // as the kernels see it: space_to_depth_problem, or C8 channels
   bool narrow = false;        // element-wise loads
   ConvGemm gemm;              // (N*P*Q, K/G, R*S*C/G)
   std::size_t x_copy_bytes = 0, w_copy_bytes = 0;

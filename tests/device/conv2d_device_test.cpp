@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -127,7 +128,33 @@ Conv2dProblem problem(int n, int h, int w, int c, int k, int r, int s, int pad, 
 TEST(Conv2dFprop, ThreeByThreeSamePadding) { run_case({problem(2, 9, 11, 16, 24, 3, 3, 1, 1)}, 1); }
 TEST(Conv2dFprop, OneByOne) { run_case({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 2); }
 TEST(Conv2dFprop, StemSevenBySevenStrideTwoWithThreeChannels) {
-  run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: zero-padded to 8 channels
+  run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: space-to-depth, 4x4 taps of 16 channels
+}
+// Strided layers with few channels run on their space-to-depth copies where that shortens the
+// reduction (conv2d_plan.hpp): unequal strides up to 4, filters up to 8x8, pads, both modes,
+// channels 1 to 7, every type pair and the epilogue. Each case first
+// requires the plan to take that path, so that the test cannot pass on the padded copies.
+TEST(Conv2dFprop, SpaceToDepthRandomLayers) {
+  std::mt19937 rng(5151);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  int ran = 0;
+  for (int i = 0; ran < 20; ++i) {
+    Conv2dProblem p = problem(pick(1, 3), pick(5, 40), pick(5, 40), pick(1, 7), pick(1, 80), pick(1, 8), pick(1, 8),
+                              pick(0, 4), 2, 1, 1, pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    p.stride_h = pick(1, 4), p.stride_w = pick(2, 4), p.pad_w = pick(0, 4);
+    if (!validate(p).ok()) continue;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    Conv2dArguments args;  // planned only: any 16-byte aligned addresses
+    args.problem = p, args.x = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.y = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    if (!conv_detail::plan_fprop(args, device).space_to_depth) continue;
+    run_case(t, 500 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
 }
 TEST(Conv2dFprop, StrideDilationAndTrueConvolution) {
   run_case({problem(2, 13, 12, 8, 16, 3, 3, 2, 2, 2, 1, ConvMode::kConvolution)}, 4);

@@ -21,6 +21,7 @@
 #include "gemm/gemm_plan.hpp"
 #include "gemm/tile_configs_sm80.hpp"
 #include "gemm/tile_configs_sm90.hpp"
+#include "tessel/conv/space_to_depth.hpp"
 #include "tessel/runtime/conv2d_problem_check.hpp"
 
 namespace tessel {
@@ -202,10 +203,31 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
     return;
   const Conv2dProblem& kp = plan.problem;
   EXPECT_TRUE(validate(kp).ok());
+  const int ib = data_type_bytes(args.input_type);
+  const long long padded_k = (long long)pb.r * pb.s * ((pb.c + 7) / 8 * 8);
+  EXPECT_FALSE(plan.pad_channels && plan.space_to_depth);
   if (plan.pad_channels) {
     EXPECT_EQ(pb.groups, 1);
     EXPECT_EQ(kp.c % 8, 0);
-    EXPECT_EQ(plan.x_copy_bytes, std::size_t(pb.n) * pb.h * pb.w * kp.c * 2);
+    EXPECT_EQ(plan.x_copy_bytes, std::size_t(pb.n) * pb.h * pb.w * kp.c * ib);
+  }
+  // Space-to-depth exactly where the layer needs copies and it shortens the reduction.
+  const bool shorter = pb.groups == 1 && pb.dilation_h == 1 && pb.dilation_w == 1 &&
+                       (pb.stride_h > 1 || pb.stride_w > 1) &&
+                       [&] {
+                         const Conv2dProblem s = space_to_depth_problem(pb);
+                         return (long long)s.r * s.s * s.c < padded_k && validate(s).ok();
+                       }();
+  if (plan.pad_channels || plan.space_to_depth) EXPECT_EQ(plan.space_to_depth, shorter);
+  if (plan.space_to_depth) {
+    EXPECT_NE(pb.c % 8, 0);  // never shorter with whole vectors of channels
+    const Conv2dProblem s = space_to_depth_problem(pb);
+    EXPECT_TRUE(kp.n == s.n && kp.h == s.h && kp.w == s.w && kp.c == s.c && kp.k == s.k && kp.r == s.r && kp.s == s.s);
+    EXPECT_EQ(kp.p(), pb.p());
+    EXPECT_EQ(kp.q(), pb.q());
+    EXPECT_EQ(plan.x_copy_bytes, std::size_t(kp.n) * kp.h * kp.w * kp.c * ib);
+    EXPECT_EQ(plan.w_copy_bytes, std::size_t(kp.k) * kp.r * kp.s * kp.c * ib);
+    EXPECT_FALSE(plan.narrow);
   }
   check_gemm(plan.gemm, device, kp, (long long)pb.n * pb.p() * pb.q(), kp.filters_per_group(),
              (long long)kp.r * kp.s * kp.channels_per_group(), pb.p(), pb.q());

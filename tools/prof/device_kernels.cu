@@ -110,11 +110,25 @@ __global__ void reference_epilogue_kernel(float* ref, float* scale, const void* 
   }
 }
 
+// The rounding error an output of type t may carry whatever its magnitude: half the spacing of
+// its subnormals (f16 2^-25, bf16 2^-134; f32 its smallest subnormal). Without it an output
+// below f16's smallest subnormal, one small product, fails its own scale: it rounds to 0 or
+// 2^-24 (an error of 1.0 on stride-2 depthwise dgrad rows with one tap, 2026-11-26).
+__device__ float subnormal_floor(DataType t) {
+  switch (t) {
+    case DataType::kF16: return 0x1p-25f;
+    case DataType::kBF16: return 0x1p-134f;
+    default: return 0x1p-149f;
+  }
+}
+
 __global__ void max_scaled_error_kernel(const void* d, DataType d_type, const float* ref,
                                         const float* scale, std::size_t count, unsigned* max_bits) {
   float worst = 0.0f;
+  const float floor = subnormal_floor(d_type);
   for (std::size_t i = global_index(); i < count; i += grid_stride()) {
-    const float diff = fabsf(load_as_float(d, d_type, i) - ref[i]);
+    const float got = load_as_float(d, d_type, i);
+    const float diff = got != got ? got : fmaxf(fabsf(got - ref[i]) - floor, 0.0f);  // keeps NaN
     float err = scale[i] > 0.0f ? diff / scale[i] : (diff == 0.0f ? 0.0f : INFINITY);
     if (!(err <= FLT_MAX)) err = INFINITY;  // NaN (the poison left in D) and Inf
     worst = fmaxf(worst, err);

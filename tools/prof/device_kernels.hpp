@@ -30,7 +30,8 @@ void abs_16bit(const void* src, std::size_t count, void* dst, cudaStream_t strea
 void apply_reference_epilogue(float* ref, float* scale, const void* bias, DataType bias_type, int m,
                               int n, int batch, Activation act, cudaStream_t stream);
 
-// max_i |d[i] - ref[i]| / scale[i] (0/0 counts as 0); NaN or Inf in d gives +inf.
+// max_i (|d[i] - ref[i]| - f) / scale[i] (0/0 counts as 0), f the half-spacing of d's
+// subnormals that rounding to its type may lose (f16: 2^-25); NaN or Inf in d gives +inf.
 // Synchronises `stream`.
 float max_scaled_error(const void* d, DataType d_type, const float* ref, const float* scale,
                        std::size_t count, cudaStream_t stream);

@@ -1,0 +1,20 @@
+// The copies a space-to-depth convolution runs on (tessel/conv/space_to_depth.hpp), made on the
+// stream before its implicit GEMM: X' and W' from X and W, 16-bit elements (f16 or bf16, copied
+// bit for bit), zeros where the definition reads outside X, past the filter or past the
+// sh*sw*C real channels.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "tessel/conv/problem.hpp"
+
+namespace tessel {
+
+// x (N, H, W, C) of the layer `pb` -> dst (N, H', W', C'), C' a multiple of 8, dst 16-byte
+// aligned. E.g. the stem: 32x224x224x3 -> 32x115x115x16.
+cudaError_t space_to_depth_activations(const void* x, const Conv2dProblem& pb, void* dst, cudaStream_t stream);
+
+// w (K, R, S, C) of the layer `pb` -> dst (K, R', S', C'). E.g. the stem: 64x7x7x3 -> 64x4x4x16.
+cudaError_t space_to_depth_filter(const void* w, const Conv2dProblem& pb, void* dst, cudaStream_t stream);
+
+}  // namespace tessel
