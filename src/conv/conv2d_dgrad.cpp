@@ -9,7 +9,8 @@
 //   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
 // Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8) run on a direct kernel
 // instead, without phases (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on
-// the TMA kernel instead (dgrad_operand_sm90.hpp).
+// the TMA kernel instead (dgrad_operand_sm90.hpp). Strided layers with few channels (the RGB
+// stem) run as the stride-1 dgrad of their space-to-depth form (conv/space_to_depth.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/dgrad_instances_sm80.hpp"
+#include "conv/space_to_depth.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
@@ -71,6 +73,29 @@ bool encode_one_launch(const conv_detail::DgradPlan& plan, const Conv2dProblem& 
   return true;
 }
 
+// plan.space_to_depth: dX' (N, H', W', C') in fp32 as the stride-1 dgrad of the layer's
+// space-to-depth form, over dY and W', then dX from dX' with the caller's epilogue.
+Status run_space_to_depth(const Conv2dDgradArguments& args, const conv_detail::DgradPlan& plan, cudaStream_t stream) {
+  StreamBuffer copies(stream);
+  if (Status s = copies.allocate(plan.dx_copy_bytes + plan.w_copy_bytes, "conv2d: dgrad", "the space-to-depth copies"); !s)
+    return s;
+  float* dx_copy = copies.get<float>();
+  char* w_copy = copies.get<char>() + plan.dx_copy_bytes;  // 16-byte aligned: whole vectors of C'
+  if (cudaError_t e = space_to_depth_filter(args.w, args.problem, w_copy, stream); e != cudaSuccess)
+    return conv_detail::launch_error("dgrad", e);
+  Conv2dDgradArguments copy;  // alpha 1, beta 0, no bias, no activation: those come after
+  copy.problem = plan.space_to_depth_problem;
+  copy.input_type = args.input_type, copy.output_type = DataType::kF32;
+  copy.dy = args.dy, copy.w = w_copy, copy.dx = dx_copy;
+  if (Status s = conv2d_dgrad(copy, stream); !s) return s;
+  if (cudaError_t e = depth_to_space_gradient(dx_copy, args.problem, args.dx, args.beta != 0.0f ? args.residual : nullptr,
+                                              args.bias, args.alpha, args.beta, args.activation, args.output_type, stream);
+      e != cudaSuccess) {
+    return conv_detail::launch_error("dgrad", e);
+  }
+  return {};
+}
+
 }  // namespace
 
 Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
@@ -88,6 +113,7 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     if (e != cudaSuccess) return conv_detail::launch_error("dgrad", e);
     return {};
   }
+  if (plan.space_to_depth) return run_space_to_depth(args, plan, stream);
   const int cg = pb.channels_per_group();
   const int ob = data_type_bytes(args.output_type);
 

@@ -208,6 +208,13 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
   // 16-byte loads: eight filters of dY (A) and eight channels of W (B) per vector.
   const bool a_wide = kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16);
   bool b_wide = cg % 8 == 0 && aligned(args.w, 16);
+  if (a_wide && !b_wide && shorter_as_space_to_depth(pb, &plan.space_to_depth_problem)) {
+    const Conv2dProblem& s = plan.space_to_depth_problem;
+    plan.space_to_depth = true;
+    plan.w_copy_bytes = std::size_t(s.k) * s.r * s.s * s.c * data_type_bytes(args.input_type);
+    plan.dx_copy_bytes = std::size_t(s.n) * s.h * s.w * s.c * sizeof(float);
+    return plan;
+  }
   if (a_wide && !b_wide && pb.groups == 1 && padded_channels(pb, &plan.filter)) {
     plan.pad_filter = true;
     plan.w_copy_bytes = std::size_t(pb.k) * pb.r * pb.s * plan.filter.c * data_type_bytes(args.input_type);

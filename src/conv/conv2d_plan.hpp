@@ -114,6 +114,14 @@ struct DgradPhasePlan {
 };
 struct DgradPlan {
   DepthwisePlan depthwise;  // depthwise.direct: the direct kernel, and nothing below
+  // A strided layer with few channels whose space-to-depth form has the shorter reduction (as
+  // fprop's): the stride-1 dgrad of that form (`space_to_depth_problem`, one phase) from dY and
+  // a copy W' (w_copy_bytes) into an fp32 dX' (dx_copy_bytes), then dX from dX' with the
+  // epilogue (conv/space_to_depth.hpp). conv2d_dgrad plans that stride-1 dgrad when it runs it;
+  // nothing below is planned.
+  bool space_to_depth = false;
+  Conv2dProblem space_to_depth_problem;
+  std::size_t dx_copy_bytes = 0;
   bool pad_filter = false;  // W runs on a zero-padded copy (w_copy_bytes)
   Conv2dProblem filter;     // W's geometry as the kernels see it (C8 channels when padded)
   bool narrow = false;

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "tessel/conv/space_to_depth.hpp"
+#include "tessel/gemm/epilogue.hpp"
 
 namespace tessel {
 namespace {
@@ -10,44 +11,95 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kVector = 8;  // elements of one 16-byte store
 
-// One thread per 8-channel vector of dst (rows, C'): the source of each element from the
-// header's definition (`source` is space_to_depth_x_source or _w_source). Consecutive threads
-// store consecutive vectors; their 2-byte reads run along the source's rows.
+// One thread per pixel of dst (rows, C'): X' (N, H', W') or W' (K, R', S'). The header's
+// definition, walked in channel order: phase (dh, dw) after phase, each C elements of one
+// source pixel, then zeros to C'. source(dh, dw) is that pixel's offset in src, or -1 where it
+// lies outside X or the filter. Consecutive threads store consecutive C'-element runs.
 template <bool Filter>
 __global__ void space_to_depth_kernel(std::uint16_t const* src, Conv2dProblem pb, Conv2dProblem out, uint4* dst,
-                                      long long vectors) {
-  const long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (v >= vectors) return;
-  const int per_row = out.c / kVector;
-  long long row = v / per_row;  // (N, H', W') or (K, R', S'), row-major
-  const int c0 = int(v - row * per_row) * kVector;
+                                      long long pixels) {
+  const long long pixel = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (pixel >= pixels) return;
   const int cols = Filter ? out.s : out.w, rows = Filter ? out.r : out.h;
-  const int x = int(row % cols);
-  row /= cols;
-  const int y = int(row % rows);
-  const int outer = int(row / rows);  // n, or k
-  alignas(16) std::uint16_t values[kVector];
+  const int x = int(pixel % cols), y = int(pixel / cols % rows);
+  const int outer = int(pixel / cols / rows);  // n, or k
+  auto source = [&](int dh, int dw) -> long long {
+    const int channel = (dh * pb.stride_w + dw) * pb.c;
+    return Filter ? space_to_depth_w_source(pb, outer, y, x, channel) : space_to_depth_x_source(pb, outer, y, x, channel);
+  };
+  int dh = 0, dw = 0, c = 0;  // the next element's phase and channel
+  long long from = source(0, 0);
+  uint4* to = dst + pixel * (out.c / kVector);
+  for (int v = 0; v < out.c / kVector; ++v) {
+    alignas(16) std::uint16_t values[kVector];
 #pragma unroll
-  for (int j = 0; j < kVector; ++j) {
-    const long long from = Filter ? space_to_depth_w_source(pb, outer, y, x, c0 + j)
-                                  : space_to_depth_x_source(pb, outer, y, x, c0 + j);
-    values[j] = from < 0 ? std::uint16_t(0) : src[from];
+    for (int j = 0; j < kVector; ++j) {
+      const bool real = dh < pb.stride_h;  // past the last phase: padding channels
+      values[j] = real && from >= 0 ? src[from + c] : std::uint16_t(0);
+      if (real && ++c == pb.c) {
+        c = 0;
+        if (++dw == pb.stride_w) dw = 0, ++dh;
+        if (dh < pb.stride_h) from = source(dh, dw);
+      }
+    }
+    to[v] = *reinterpret_cast<uint4 const*>(values);
   }
-  dst[v] = *reinterpret_cast<uint4 const*>(values);
 }
 
 template <bool Filter>
 cudaError_t launch(const void* src, const Conv2dProblem& pb, void* dst, cudaStream_t stream) {
   const Conv2dProblem out = space_to_depth_problem(pb);
-  const long long rows = Filter ? (long long)out.k * out.r * out.s : (long long)out.n * out.h * out.w;
-  const long long vectors = rows * (out.c / kVector);
-  if (vectors == 0) return cudaSuccess;
-  space_to_depth_kernel<Filter><<<unsigned((vectors + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      static_cast<std::uint16_t const*>(src), pb, out, static_cast<uint4*>(dst), vectors);
+  const long long pixels = Filter ? (long long)out.k * out.r * out.s : (long long)out.n * out.h * out.w;
+  if (pixels == 0) return cudaSuccess;
+  space_to_depth_kernel<Filter><<<unsigned((pixels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      static_cast<std::uint16_t const*>(src), pb, out, static_cast<uint4*>(dst), pixels);
+  return cudaGetLastError();
+}
+
+// One thread per pixel (n, h, w) of dX: its C channels are one run of dX' at the phase
+// (dh, dw) = ((h + pad_h) % sh, (w + pad_w) % sw) of pixel ((h + pad_h) / sh, (w + pad_w) / sw).
+template <class Out>
+__global__ void depth_to_space_gradient_kernel(float const* from, Conv2dProblem pb, Conv2dProblem copy, Out* dx,
+                                               Out const* residual, Out const* bias, float alpha, float beta,
+                                               Activation act, long long pixels) {
+  const long long pixel = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (pixel >= pixels) return;
+  const int w = int(pixel % pb.w), h = int(pixel / pb.w % pb.h);
+  const long long n = pixel / pb.w / pb.h;
+  const int y = (h + pb.pad_h) / pb.stride_h, x = (w + pb.pad_w) / pb.stride_w;
+  const int phase = (h + pb.pad_h) % pb.stride_h * pb.stride_w + (w + pb.pad_w) % pb.stride_w;
+  const bool reached = y < copy.h && x < copy.w;  // else no tap reads this pixel
+  float const* g = from + ((n * copy.h + y) * copy.w + x) * copy.c + phase * pb.c;
+  for (int c = 0; c < pb.c; ++c) {
+    const long long at = pixel * pb.c + c;
+    const float r = beta != 0.0f ? detail::to_float(residual[at]) : 0.0f;
+    const float b = bias != nullptr ? detail::to_float(bias[c]) : 0.0f;
+    dx[at] = detail::from_float<Out>(detail::epilogue_value(reached ? g[c] : 0.0f, r, b, alpha, beta, act));
+  }
+}
+
+template <class Out>
+cudaError_t launch_gradient(const float* from, const Conv2dProblem& pb, void* dx, const void* residual,
+                            const void* bias, float alpha, float beta, Activation act, cudaStream_t stream) {
+  const long long pixels = (long long)pb.n * pb.h * pb.w;
+  if (pixels == 0) return cudaSuccess;
+  depth_to_space_gradient_kernel<Out><<<unsigned((pixels + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      from, pb, space_to_depth_problem(pb), static_cast<Out*>(dx), static_cast<Out const*>(residual),
+      static_cast<Out const*>(bias), alpha, beta, act, pixels);
   return cudaGetLastError();
 }
 
 }  // namespace
+
+cudaError_t depth_to_space_gradient(const float* dx_copy, const Conv2dProblem& pb, void* dx, const void* residual,
+                                    const void* bias, float alpha, float beta, Activation act, DataType out_type,
+                                    cudaStream_t stream) {
+  switch (out_type) {
+    case DataType::kF16: return launch_gradient<Half>(dx_copy, pb, dx, residual, bias, alpha, beta, act, stream);
+    case DataType::kBF16: return launch_gradient<BFloat16>(dx_copy, pb, dx, residual, bias, alpha, beta, act, stream);
+    default: return launch_gradient<float>(dx_copy, pb, dx, residual, bias, alpha, beta, act, stream);
+  }
+}
 
 cudaError_t space_to_depth_activations(const void* x, const Conv2dProblem& pb, void* dst, cudaStream_t stream) {
   return launch<false>(x, pb, dst, stream);

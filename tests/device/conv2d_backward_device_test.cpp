@@ -413,7 +413,35 @@ TEST(Conv2dDgrad, ManyChannelsTakeTheLargeTile) {
 }
 
 TEST(Conv2dDgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
-  run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: the padded filter
+  run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: space-to-depth
+}
+// Strided layers with few channels run as the stride-1 dgrad of their space-to-depth form where
+// that shortens the reduction (conv2d_plan.hpp), dX from the fp32 gradient of X' with the
+// epilogue: unequal strides up to 4 (pixels of dX that no tap reaches), filters up to 8x8, pads,
+// both modes, channels 1 to 7, 8 to 96 filters, every type pair, bias, activations, dX as its
+// own residual. Each case first requires the plan to take that path.
+TEST(Conv2dDgrad, SpaceToDepthRandomLayers) {
+  std::mt19937 rng(6161);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  int ran = 0;
+  for (int i = 0; ran < 20; ++i) {
+    Conv2dProblem p = problem(pick(1, 3), pick(5, 40), pick(5, 40), pick(1, 7), 8 * pick(1, 12), pick(1, 8), pick(1, 8),
+                              pick(0, 4), 2, 1, 1, pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    p.stride_h = pick(1, 4), p.stride_w = pick(2, 4), p.pad_w = pick(0, 4);
+    if (!validate(p).ok()) continue;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
+    Conv2dDgradArguments args;  // planned only: any 16-byte aligned addresses
+    args.problem = p, args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.dx = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    if (!conv_detail::plan_dgrad(args, device).space_to_depth) continue;
+    run_dgrad(t, 600 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
 }
 
 // Channel or filter counts that are not multiples of 8: the narrow path (ungrouped layers whose
@@ -526,7 +554,9 @@ TEST(Conv2dDgrad, TmaKernelPhasesInOneLaunch) {
   }
 }
 TEST(Conv2dDgrad, TmaKernelStemAndSplitK) {
-  run_dgrad({problem(2, 30, 30, 3, 64, 7, 7, 3, 2)}, 450);  // the padded 8-channel filter, 4 phases
+  run_dgrad({problem(2, 30, 30, 3, 64, 7, 7, 3, 2)}, 450);  // space-to-depth: 4x4 taps of 64 filters
+  // The padded 8-channel filter, 4 phases (space-to-depth's 2*2*24 is longer than 3*3*8).
+  run_dgrad({problem(2, 30, 30, 5, 64, 3, 3, 1, 2)}, 452);
   run_dgrad({problem(1, 9, 9, 96, 512, 3, 3, 1, 1), DataType::kBF16, DataType::kBF16, 1.0f, 0.5f, true,
              Activation::kReLU},
             451);  // one tile, 72 K tiles: split

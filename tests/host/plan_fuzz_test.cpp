@@ -189,6 +189,14 @@ int taps_by_definition(int ph, int pad, int stride, int dilation, int taps) {
   return count;
 }
 
+// conv2d_plan.hpp's rule for the space-to-depth form: an ungrouped strided layer without
+// dilation whose form is valid and has a shorter reduction than its channels padded to 8.
+bool space_to_depth_shortens(const Conv2dProblem& pb) {
+  if (pb.groups != 1 || pb.dilation_h != 1 || pb.dilation_w != 1 || (pb.stride_h == 1 && pb.stride_w == 1)) return false;
+  const Conv2dProblem s = space_to_depth_problem(pb);
+  return (long long)s.r * s.s * s.c < (long long)pb.r * pb.s * ((pb.c + 7) / 8 * 8) && validate(s).ok();
+}
+
 void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   Conv2dArguments args;
   args.problem = pb;
@@ -204,7 +212,6 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   const Conv2dProblem& kp = plan.problem;
   EXPECT_TRUE(validate(kp).ok());
   const int ib = data_type_bytes(args.input_type);
-  const long long padded_k = (long long)pb.r * pb.s * ((pb.c + 7) / 8 * 8);
   EXPECT_FALSE(plan.pad_channels && plan.space_to_depth);
   if (plan.pad_channels) {
     EXPECT_EQ(pb.groups, 1);
@@ -212,13 +219,7 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
     EXPECT_EQ(plan.x_copy_bytes, std::size_t(pb.n) * pb.h * pb.w * kp.c * ib);
   }
   // Space-to-depth exactly where the layer needs copies and it shortens the reduction.
-  const bool shorter = pb.groups == 1 && pb.dilation_h == 1 && pb.dilation_w == 1 &&
-                       (pb.stride_h > 1 || pb.stride_w > 1) &&
-                       [&] {
-                         const Conv2dProblem s = space_to_depth_problem(pb);
-                         return (long long)s.r * s.s * s.c < padded_k && validate(s).ok();
-                       }();
-  if (plan.pad_channels || plan.space_to_depth) EXPECT_EQ(plan.space_to_depth, shorter);
+  if (plan.pad_channels || plan.space_to_depth) EXPECT_EQ(plan.space_to_depth, space_to_depth_shortens(pb));
   if (plan.space_to_depth) {
     EXPECT_NE(pb.c % 8, 0);  // never shorter with whole vectors of channels
     const Conv2dProblem s = space_to_depth_problem(pb);
@@ -281,6 +282,27 @@ void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kDgrad, pb, aligned16({args.dy, args.dx})))
     return;
+  // Space-to-depth where dY allows 16-byte loads, W does not, and the form shortens the
+  // reduction: then the stride-1 dgrad of the copies runs (one phase, fp32 dX') instead.
+  const bool dy_wide = pb.filters_per_group() % 8 == 0 && pb.k % 8 == 0 && aligned16({args.dy});
+  const bool w_wide = pb.channels_per_group() % 8 == 0 && aligned16({args.w});
+  EXPECT_EQ(plan.space_to_depth, dy_wide && !w_wide && space_to_depth_shortens(pb));
+  if (plan.space_to_depth) {
+    const Conv2dProblem& s = plan.space_to_depth_problem;
+    EXPECT_EQ(plan.dx_copy_bytes, std::size_t(s.n) * s.h * s.w * s.c * 4);
+    EXPECT_EQ(plan.w_copy_bytes, std::size_t(s.k) * s.r * s.s * s.c * data_type_bytes(args.input_type));
+    Conv2dDgradArguments copy;
+    copy.problem = s, copy.input_type = args.input_type, copy.output_type = DataType::kF32;
+    copy.dy = args.dy, copy.w = address(rng, 3, 0), copy.dx = const_cast<void*>(address(rng, 4, 0));
+    ASSERT_TRUE(validate(copy).ok()) << validate(copy).message();
+    const conv_detail::DgradPlan inner = conv_detail::plan_dgrad(copy, device);
+    EXPECT_FALSE(inner.space_to_depth);
+    if (!inner.depthwise.direct) {  // (C' = K <= 8 may take the direct kernel)
+      EXPECT_FALSE(inner.narrow);
+      EXPECT_EQ(inner.phases.size(), 1u);
+    }
+    return;
+  }
   // Every pixel of dX lies in exactly one phase that has rows.
   const long long phases_h = std::min(pb.stride_h, pb.h), phases_w = std::min(pb.stride_w, pb.w);
   ASSERT_EQ((long long)plan.phases.size(), phases_h * phases_w);
