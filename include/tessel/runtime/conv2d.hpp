@@ -21,8 +21,11 @@
 // (C = 3, odd C or K), or tensors not 16-byte aligned, rule out 16-byte loads: an ungrouped
 // layer then runs on a copy of the offending operand zero-padded to a multiple of 8 channels
 // (stream-ordered temporary memory: X and W for fprop, W for dgrad, X for wgrad) when the
-// other operand allows 16-byte loads; otherwise the narrow (element-wise) path runs. Short
-// outputs with long reductions are split along K, with an fp32 workspace likewise.
+// other operand allows 16-byte loads; otherwise the narrow (element-wise) path runs. Strided
+// layers with few channels, such as the RGB stem, run fprop and dgrad as the stride-1 layer of
+// their space-to-depth copies instead where that reduction is shorter
+// (tessel/conv/space_to_depth.hpp). Short outputs with long reductions are split along K, with
+// an fp32 workspace likewise.
 //
 // Example (ResNet-50's stem):
 //   tessel::Conv2dArguments args;
