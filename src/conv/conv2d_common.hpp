@@ -11,6 +11,7 @@
 #include "gemm/split_k_reduce.hpp"
 #include "runtime/stream_buffer.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
+#include "tessel/runtime/gemm.hpp"
 #include "tessel/runtime/status.hpp"
 
 namespace tessel::conv_detail {
@@ -19,6 +20,14 @@ namespace tessel::conv_detail {
 inline Status launch_error(const char* direction, cudaError_t e) {
   cudaGetLastError();
   return {StatusCode::kCudaError, std::string("conv2d: ") + direction + " launch failed: " + cudaGetErrorString(e)};
+}
+
+// A layer that is a plain GEMM (conv2d_plan.hpp's *_as_gemm) through tessel::gemm; its errors
+// (none are expected once the layer validated) keep the direction's prefix.
+inline Status run_as_gemm(const char* direction, const GemmArguments& g, cudaStream_t stream) {
+  Status s = gemm(g, stream);
+  if (s) return s;
+  return {s.code(), std::string("conv2d: ") + direction + ": as a GEMM: " + s.message()};
 }
 
 // The epilogue of a row-major output D (and residual C) with rows `ld` elements apart:

@@ -113,6 +113,7 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     if (e != cudaSuccess) return conv_detail::launch_error("dgrad", e);
     return {};
   }
+  if (GemmArguments g; conv_detail::dgrad_as_gemm(args, device, &g)) return conv_detail::run_as_gemm("dgrad", g, stream);
   if (plan.space_to_depth) return run_space_to_depth(args, plan, stream);
   const int cg = pb.channels_per_group();
   const int ob = data_type_bytes(args.output_type);

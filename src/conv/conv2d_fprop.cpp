@@ -75,6 +75,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
       return conv_detail::launch_error("fprop", e);
     return {};
   }
+  if (GemmArguments g; conv_detail::fprop_as_gemm(args, device, &g)) return conv_detail::run_as_gemm("fprop", g, stream);
 
   StreamBuffer copies(stream);
   const void* x = args.x;

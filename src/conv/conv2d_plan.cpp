@@ -154,6 +154,63 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   return d;
 }
 
+namespace {
+
+bool is_gemm(const Conv2dProblem& pb, const DeviceInfo& device) {
+  return device.conv_as_gemm && pb.groups == 1 && pb.r == 1 && pb.s == 1 && pb.stride_h == 1 && pb.stride_w == 1 &&
+         pb.pad_h == 0 && pb.pad_w == 0;
+}
+
+// The GEMM's shape and epilogue; the caller sets A, B and D.
+GemmArguments gemm_of(int m, int n, int k, DataType in, DataType out, float alpha, float beta, const void* residual,
+                      const void* bias, Activation act) {
+  GemmArguments g;
+  g.m = m, g.n = n, g.k = k;
+  g.input_type = in, g.output_type = out;
+  g.alpha = alpha, g.beta = beta, g.bias = bias, g.activation = act;
+  g.c = beta != 0.0f ? residual : nullptr, g.ldc = n;
+  g.d_layout = MatrixLayout::kRowMajor, g.ldd = n;
+  return g;
+}
+
+}  // namespace
+
+bool fprop_as_gemm(const Conv2dArguments& args, const DeviceInfo& device, GemmArguments* out) {
+  const Conv2dProblem& pb = args.problem;
+  if (!is_gemm(pb, device)) return false;
+  GemmArguments g = gemm_of(pb.n * pb.h * pb.w, pb.k, pb.c, args.input_type, args.output_type, args.alpha, args.beta,
+                            args.residual, args.bias, args.activation);
+  g.a = args.x, g.a_layout = MatrixLayout::kRowMajor, g.lda = pb.c;
+  g.b = args.w, g.b_layout = MatrixLayout::kColumnMajor, g.ldb = pb.c;
+  g.d = args.y;
+  *out = g;
+  return true;
+}
+
+bool dgrad_as_gemm(const Conv2dDgradArguments& args, const DeviceInfo& device, GemmArguments* out) {
+  const Conv2dProblem& pb = args.problem;
+  if (!is_gemm(pb, device)) return false;
+  GemmArguments g = gemm_of(pb.n * pb.h * pb.w, pb.c, pb.k, args.input_type, args.output_type, args.alpha, args.beta,
+                            args.residual, args.bias, args.activation);
+  g.a = args.dy, g.a_layout = MatrixLayout::kRowMajor, g.lda = pb.k;
+  g.b = args.w, g.b_layout = MatrixLayout::kRowMajor, g.ldb = pb.c;
+  g.d = args.dx;
+  *out = g;
+  return true;
+}
+
+bool wgrad_as_gemm(const Conv2dWgradArguments& args, const DeviceInfo& device, GemmArguments* out) {
+  const Conv2dProblem& pb = args.problem;
+  if (!is_gemm(pb, device)) return false;
+  GemmArguments g = gemm_of(pb.k, pb.c, pb.n * pb.h * pb.w, args.input_type, args.output_type, args.alpha, args.beta,
+                            args.residual, nullptr, Activation::kNone);
+  g.a = args.dy, g.a_layout = MatrixLayout::kColumnMajor, g.lda = pb.k;
+  g.b = args.x, g.b_layout = MatrixLayout::kRowMajor, g.ldb = pb.c;
+  g.d = args.dw;
+  *out = g;
+  return true;
+}
+
 FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
   const Conv2dProblem& pb = args.problem;
   FpropPlan plan;

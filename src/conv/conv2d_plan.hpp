@@ -23,6 +23,7 @@
 #include "runtime/device_info.hpp"
 #include "tessel/conv/depthwise_direct.hpp"
 #include "tessel/runtime/conv2d.hpp"
+#include "tessel/runtime/gemm.hpp"
 
 namespace tessel::conv_detail {
 
@@ -85,6 +86,18 @@ inline constexpr int kDirectWgradMaxGroupWidth = 4;
 Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb);
 // `aligned`: every tensor the kernel reads or writes by vectors is 16-byte aligned.
 DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms);
+
+// An ungrouped 1x1 layer with stride 1 and no padding is a plain GEMM over the NHWC pixel
+// rows, and runs as tessel::gemm (its planner's tiles, split-K and stream-K) where
+// device.conv_as_gemm:
+//   fprop  Y (NHW, K) = X (NHW, C) . W^T    W (K, C) row-major: a column-major (C, K) B
+//   dgrad  dX (NHW, C) = dY (NHW, K) . W    W a row-major (K, C) B
+//   wgrad  dW (K, C) = dY^T . X             dY^T a column-major (K, NHW) A, lda = K
+// with the layer's epilogue (bias per column, the residual as C). These return false for
+// every other layer, or with conv_as_gemm off.
+bool fprop_as_gemm(const Conv2dArguments& args, const DeviceInfo& device, GemmArguments* out);
+bool dgrad_as_gemm(const Conv2dDgradArguments& args, const DeviceInfo& device, GemmArguments* out);
+bool wgrad_as_gemm(const Conv2dWgradArguments& args, const DeviceInfo& device, GemmArguments* out);
 
 // fprop. Ungrouped layers whose channels (or pointers) rule out 16-byte loads, such as the RGB
 // stem (C = 3), run on copies of X and W:

@@ -43,6 +43,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
       return conv_detail::launch_error("wgrad", e);
     return {};
   }
+  if (GemmArguments g; conv_detail::wgrad_as_gemm(args, device, &g)) return conv_detail::run_as_gemm("wgrad", g, stream);
   TmaMatrix tma_dy{};
   ConvWgradActivationTmaB tma_x{};
   if (plan.gemm.tile.tma) {

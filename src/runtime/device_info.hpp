@@ -17,6 +17,9 @@ struct DeviceInfo {
   // ... for tiles of at least this many K tiles (src/gemm/gemm_plan.cpp says why 64);
   // TESSEL_STREAM_K_MIN_K_TILES=n sets it (the device tests run stream-K on small problems).
   int stream_k_min_k_tiles = 64;
+  // Ungrouped 1x1 convolutions with stride 1 and no padding run as tessel::gemm
+  // (conv2d_plan.hpp's conv_as_gemm): TESSEL_DISABLE_CONV_AS_GEMM unset or "0".
+  bool conv_as_gemm = true;
   // Shared memory a block may have (opted in): 227 KiB on an H100, 163 on an A100, 99 on
   // compute capability 8.6 and 8.9 (RTX 30xx and 40xx, A10, L4, L40).
   int smem_per_block = 227 * 1024;

@@ -636,6 +636,34 @@ void random_problems(unsigned seed, bool dgrad,
   }
 }
 
+// Ungrouped 1x1 layers with stride 1 and no padding run as tessel::gemm (conv2d_plan.hpp's
+// dgrad_as_gemm and wgrad_as_gemm): channels and filters of any count, large and small pixel
+// counts (split-K, stream-K), every type pair, the epilogue, the output as its own residual
+// and pointers off 16-byte alignment.
+void one_by_one_as_gemms(bool dgrad, unsigned seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int i = 0; i < 12; ++i) {
+    const int c = pick(0, 2) ? 8 * pick(1, 40) : pick(1, 70), k = pick(0, 2) ? 8 * pick(1, 40) : pick(1, 70);
+    Case t{problem(pick(1, 4), pick(1, 30), pick(1, 30), c, k, 1, 1, 0, 1), pick(0, 1) ? DataType::kF16 : DataType::kBF16,
+           DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f, pick(0, 1) ? 0.0f : 0.5f};
+    if (dgrad) t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
+    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
+    t.offset = pick(0, 3) == 0 ? 1 : 0;
+    GemmArguments g;
+    if (dgrad) {
+      ASSERT_TRUE(conv_detail::dgrad_as_gemm(Conv2dDgradArguments{t.pb}, DeviceInfo{}, &g));
+      run_dgrad(t, seed + i);
+    } else {
+      ASSERT_TRUE(conv_detail::wgrad_as_gemm(Conv2dWgradArguments{t.pb}, DeviceInfo{}, &g));
+      run_wgrad(t, seed + i);
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+TEST(Conv2dDgrad, OneByOneLayersRunAsGemms) { one_by_one_as_gemms(true, 8181); }
+TEST(Conv2dWgrad, OneByOneLayersRunAsGemms) { one_by_one_as_gemms(false, 9191); }
+
 TEST(Conv2dDgrad, RandomProblems) {
   random_problems(5000, true, [](Case const& t, unsigned seed) { run_dgrad(t, seed); });
 }

@@ -127,6 +127,23 @@ Conv2dProblem problem(int n, int h, int w, int c, int k, int r, int s, int pad, 
 
 TEST(Conv2dFprop, ThreeByThreeSamePadding) { run_case({problem(2, 9, 11, 16, 24, 3, 3, 1, 1)}, 1); }
 TEST(Conv2dFprop, OneByOne) { run_case({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 2); }
+// Ungrouped 1x1 layers with stride 1 and no padding run as tessel::gemm (conv2d_plan.hpp's
+// fprop_as_gemm): channels of any count (the GEMM's narrow loads), large and small pixel
+// counts (split-K, stream-K), every type pair and the epilogue.
+TEST(Conv2dFprop, OneByOneLayersRunAsGemms) {
+  std::mt19937 rng(7171);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int i = 0; i < 12; ++i) {
+    const int c = pick(0, 2) ? 8 * pick(1, 40) : pick(1, 70), k = pick(0, 2) ? 8 * pick(1, 40) : pick(1, 70);
+    Conv2dProblem p = problem(pick(1, 4), pick(1, 30), pick(1, 30), c, k, 1, 1, 0, 1);
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    GemmArguments g;
+    ASSERT_TRUE(conv_detail::fprop_as_gemm(Conv2dArguments{p}, DeviceInfo{}, &g));
+    run_case(t, 700 + i);
+    if (HasFailure()) return;
+  }
+}
 TEST(Conv2dFprop, StemSevenBySevenStrideTwoWithThreeChannels) {
   run_case({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 3);  // C = 3: space-to-depth, 4x4 taps of 16 channels
 }

@@ -18,6 +18,7 @@
 
 #include "common/random_problems.hpp"
 #include "conv/conv2d_plan.hpp"
+#include "host/conv_test_util.hpp"
 #include "gemm/gemm_plan.hpp"
 #include "gemm/tile_configs_sm80.hpp"
 #include "gemm/tile_configs_sm90.hpp"
@@ -41,6 +42,7 @@ DeviceInfo random_device(Rng& rng) {
   d.sm90_kernels = testing::chance(rng, 0.8);
   d.tma_encoder = d.wgmma() && testing::chance(rng, 0.9);
   d.stream_k = testing::chance(rng, 0.9);
+  d.conv_as_gemm = testing::chance(rng, 0.8);
   d.smem_per_block = (cc == 80 ? 163 : cc == 90 || cc == 100 ? 227 : 99) * 1024;  // opted-in, per block
   return d;
 }
@@ -48,7 +50,7 @@ std::string describe(const DeviceInfo& d) {
   return std::to_string(d.sms) + " SMs, sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
          std::to_string(d.smem_per_block / 1024) + " KiB per block" +
          (d.sm90_kernels ? "" : ", TESSEL_DISABLE_SM90") + (d.tma_encoder ? "" : ", no TMA encoder") +
-         (d.stream_k ? "" : ", TESSEL_DISABLE_STREAM_K");
+         (d.stream_k ? "" : ", TESSEL_DISABLE_STREAM_K") + (d.conv_as_gemm ? "" : ", TESSEL_DISABLE_CONV_AS_GEMM");
 }
 
 // A fake address (never dereferenced: planning only looks at alignment) in its own 64 GiB
@@ -197,6 +199,14 @@ bool space_to_depth_shortens(const Conv2dProblem& pb) {
   return (long long)s.r * s.s * s.c < (long long)pb.r * pb.s * ((pb.c + 7) / 8 * 8) && validate(s).ok();
 }
 
+// conv2d_plan.hpp's *_as_gemm: exactly the ungrouped 1x1 layers with stride 1 and no padding
+// (where the device allows it), as a GEMM that validates.
+void check_as_gemm(bool as_gemm, const GemmArguments& g, const Conv2dProblem& pb, const DeviceInfo& device) {
+  EXPECT_EQ(as_gemm, device.conv_as_gemm && pb.groups == 1 && pb.r == 1 && pb.s == 1 && pb.stride_h == 1 &&
+                         pb.stride_w == 1 && pb.pad_h == 0 && pb.pad_w == 0);
+  if (as_gemm) EXPECT_TRUE(validate(g).ok()) << validate(g).message();
+}
+
 void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   Conv2dArguments args;
   args.problem = pb;
@@ -206,6 +216,8 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   args.x = address(rng, 0, 2), args.w = address(rng, 1, 2), args.y = const_cast<void*>(address(rng, 2, ob));
   if (testing::chance(rng, 0.3)) args.bias = address(rng, 3, ob);
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
+  GemmArguments g;
+  check_as_gemm(conv_detail::fprop_as_gemm(args, device, &g), g, pb, device);
   const conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kFprop, pb, aligned16({args.x, args.y})))
     return;
@@ -279,6 +291,8 @@ void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
     return;
   }
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
+  GemmArguments g;
+  check_as_gemm(conv_detail::dgrad_as_gemm(args, device, &g), g, pb, device);
   const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kDgrad, pb, aligned16({args.dy, args.dx})))
     return;
@@ -342,6 +356,8 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   const int ob = data_type_bytes(args.output_type);
   args.dy = address(rng, 0, 2), args.x = address(rng, 1, 2), args.dw = const_cast<void*>(address(rng, 2, ob));
   ASSERT_TRUE(validate(args).ok()) << validate(args).message();
+  GemmArguments g;
+  check_as_gemm(conv_detail::wgrad_as_gemm(args, device, &g), g, pb, device);
   const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kWgrad, pb, aligned16({args.dy, args.x})))
     return;
@@ -376,6 +392,61 @@ TEST(PlanFuzz, ConvAllDirections) {
     check_dgrad(rng, pb, device);
     check_wgrad(rng, pb, device);
     if (HasFailure()) return;
+  }
+}
+
+// D of a GEMM's arguments by its definition, over integer operands at its pointers: A (M, K)
+// and B (K, N) by their layouts and leading dimensions, D row-major (bias, C and the
+// activation are the conv's own, checked on the GPU).
+std::vector<long long> gemm_by_definition(const GemmArguments& g) {
+  const long long* a = static_cast<const long long*>(g.a);
+  const long long* b = static_cast<const long long*>(g.b);
+  std::vector<long long> d(std::size_t(g.m) * g.n, 0);
+  for (int m = 0; m < g.m; ++m)
+    for (int n = 0; n < g.n; ++n)
+      for (int k = 0; k < g.k; ++k)
+        d[std::size_t(m) * g.n + n] += a[g.a_layout == MatrixLayout::kRowMajor ? m * g.lda + k : m + k * g.lda] *
+                                       b[g.b_layout == MatrixLayout::kRowMajor ? k * g.ldb + n : k + n * g.ldb];
+  return d;
+}
+
+// The GEMM each direction of a 1x1 layer runs is that direction by its definition (exact, in
+// integers): fprop's Y, dgrad's dX and wgrad's dW from the terms of the convolution.
+TEST(ConvAsGemm, OneByOneLayersAreTheirGemms) {
+  Rng rng(kSeed + 2);
+  for (int i = 0; i < 200; ++i) {
+    Conv2dProblem pb;
+    pb.n = testing::uniform(rng, 1, 3), pb.h = testing::uniform(rng, 1, 6), pb.w = testing::uniform(rng, 1, 6);
+    pb.c = testing::uniform(rng, 1, 12), pb.k = testing::uniform(rng, 1, 12);
+    pb.dilation_h = testing::uniform(rng, 1, 3);  // no effect on a 1x1 filter
+    SCOPED_TRACE(conv_test::describe(pb));
+    const conv_test::Tensors t = conv_test::random_tensors(pb, std::uint32_t(i));
+    std::vector<long long> y(t.dy.size(), 0), dx(t.x.size(), 0), dw(t.f.size(), 0);
+    conv_test::for_each_term(pb, [&](int n, int p, int q, int k, int, int, int c, int h, int w) {
+      const std::size_t xi = ((std::size_t(n) * pb.h + h) * pb.w + w) * pb.c + c;
+      const std::size_t yi = ((std::size_t(n) * pb.p() + p) * pb.q() + q) * pb.k + k;
+      const std::size_t wi = std::size_t(k) * pb.c + c;
+      y[yi] += t.x[xi] * t.f[wi];
+      dx[xi] += t.dy[yi] * t.f[wi];
+      dw[wi] += t.dy[yi] * t.x[xi];
+    });
+    Conv2dArguments f;
+    f.problem = pb, f.x = t.x.data(), f.w = t.f.data(), f.y = y.data();
+    Conv2dDgradArguments d;
+    d.problem = pb, d.dy = t.dy.data(), d.w = t.f.data(), d.dx = dx.data();
+    Conv2dWgradArguments w;
+    w.problem = pb, w.dy = t.dy.data(), w.x = t.x.data(), w.dw = dw.data();
+    GemmArguments g;
+    ASSERT_TRUE(conv_detail::fprop_as_gemm(f, DeviceInfo{}, &g));
+    EXPECT_EQ(gemm_by_definition(g), y);
+    EXPECT_EQ(g.d, f.y);
+    ASSERT_TRUE(conv_detail::dgrad_as_gemm(d, DeviceInfo{}, &g));
+    EXPECT_EQ(gemm_by_definition(g), dx);
+    EXPECT_EQ(g.d, d.dx);
+    ASSERT_TRUE(conv_detail::wgrad_as_gemm(w, DeviceInfo{}, &g));
+    EXPECT_EQ(gemm_by_definition(g), dw);
+    EXPECT_EQ(g.d, w.dw);
+    EXPECT_EQ(g.bias, nullptr);
   }
 }
 
