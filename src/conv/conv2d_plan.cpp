@@ -318,6 +318,13 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   // 16-byte loads: eight filters of dY (A) and eight channels of X (B) per vector.
   const bool a_wide = kg % 8 == 0 && pb.k % 8 == 0 && aligned(args.dy, 16);
   const bool b_wide = pb.channels_per_group() % 8 == 0 && pb.c % 8 == 0 && aligned(args.x, 16);
+  if (a_wide && !b_wide && shorter_as_space_to_depth(pb, &plan.space_to_depth_problem)) {
+    const Conv2dProblem& s = plan.space_to_depth_problem;
+    plan.space_to_depth = true;
+    plan.x_copy_bytes = std::size_t(s.n) * s.h * s.w * s.c * data_type_bytes(args.input_type);
+    plan.dw_copy_bytes = std::size_t(s.k) * s.r * s.s * s.c * sizeof(float);
+    return plan;
+  }
   if (a_wide && !b_wide && pb.groups == 1 && padded_channels(pb, &plan.problem)) {
     plan.pad_channels = true;
     plan.x_copy_bytes = std::size_t(pb.n) * pb.h * pb.w * plan.problem.c * data_type_bytes(args.input_type);

@@ -160,6 +160,14 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
 // every C8 columns (split.columns): dW (K, R*S*C).
 struct WgradPlan {
   DepthwisePlan depthwise;    // depthwise.direct: the direct kernel, and nothing below
+  // A strided layer with few channels whose space-to-depth form has the shorter reduction (as
+  // fprop's): the stride-1 wgrad of that form (`space_to_depth_problem`) from dY and a copy X'
+  // (x_copy_bytes) into an fp32 dW' (dw_copy_bytes), then dW from dW' with alpha and beta
+  // (conv/space_to_depth.hpp). conv2d_wgrad plans that stride-1 wgrad when it runs it; nothing
+  // below is planned.
+  bool space_to_depth = false;
+  Conv2dProblem space_to_depth_problem;
+  std::size_t dw_copy_bytes = 0;
   bool pad_channels = false;  // X runs on a zero-padded copy (x_copy_bytes)
   Conv2dProblem problem;      // as the kernels see it: C8 channels when padded
   bool narrow = false;

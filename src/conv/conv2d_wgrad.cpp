@@ -4,6 +4,8 @@
 // filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp). Depthwise layers
 // (C = K = G) and narrow groups (C/G = K/G <= 4) run on a direct kernel instead
 // (conv/depthwise_direct.hpp): partial sums per block of slices, then their sum in a fixed order.
+// Strided layers with few channels (the RGB stem) run as the stride-1 wgrad of their
+// space-to-depth form (conv/space_to_depth.hpp).
 //   GEMM view of group g:  D (K/G, R*S*C/G) = A (K/G, N*P*Q) * B (R*S*C/G, N*P*Q)^T
 //   A  dY^T: the MN-major matrix dY + g*K/G, lda = K
 //   B  the activations through ConvWgradActivationB (zero-filled padding)
@@ -16,6 +18,7 @@
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
+#include "conv/space_to_depth.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
@@ -25,6 +28,34 @@
 namespace tessel {
 
 using conv_detail::aligned;
+
+namespace {
+
+// plan.space_to_depth: dW' (K, R', S', C') in fp32 as the stride-1 wgrad of the layer's
+// space-to-depth form, over dY and X', then dW from dW' with the caller's alpha and beta.
+Status run_space_to_depth(const Conv2dWgradArguments& args, const conv_detail::WgradPlan& plan, cudaStream_t stream) {
+  StreamBuffer copies(stream);
+  if (Status s = copies.allocate(plan.dw_copy_bytes + plan.x_copy_bytes, "conv2d: wgrad", "the space-to-depth copies"); !s)
+    return s;
+  float* dw_copy = copies.get<float>();
+  char* x_copy = copies.get<char>() + plan.dw_copy_bytes;  // 16-byte aligned: whole vectors of C'
+  if (cudaError_t e = space_to_depth_activations(args.x, args.problem, x_copy, stream); e != cudaSuccess)
+    return conv_detail::launch_error("wgrad", e);
+  Conv2dWgradArguments copy;  // alpha 1, beta 0: those come after
+  copy.problem = plan.space_to_depth_problem;
+  copy.input_type = args.input_type, copy.output_type = DataType::kF32;
+  copy.dy = args.dy, copy.x = x_copy, copy.dw = dw_copy;
+  if (Status s = conv2d_wgrad(copy, stream); !s) return s;
+  if (cudaError_t e = depth_to_space_filter_gradient(dw_copy, args.problem, args.dw,
+                                                     args.beta != 0.0f ? args.residual : nullptr, args.alpha,
+                                                     args.beta, args.output_type, stream);
+      e != cudaSuccess) {
+    return conv_detail::launch_error("wgrad", e);
+  }
+  return {};
+}
+
+}  // namespace
 
 Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   if (Status s = validate(args); !s) return s;
@@ -44,6 +75,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
     return {};
   }
   if (GemmArguments g; conv_detail::wgrad_as_gemm(args, device, &g)) return conv_detail::run_as_gemm("wgrad", g, stream);
+  if (plan.space_to_depth) return run_space_to_depth(args, plan, stream);
   TmaMatrix tma_dy{};
   ConvWgradActivationTmaB tma_x{};
   if (plan.gemm.tile.tma) {

@@ -89,7 +89,46 @@ cudaError_t launch_gradient(const float* from, const Conv2dProblem& pb, void* dx
   return cudaGetLastError();
 }
 
+// One thread per element (k, r, s, c) of dW: tap (r, s) as the filter stores it is row
+// sh*i + dh of W' (flipped first for a true convolution), space_to_depth_w_source's inverse.
+template <class Out>
+__global__ void depth_to_space_filter_gradient_kernel(float const* from, Conv2dProblem pb, Conv2dProblem copy,
+                                                      Out* dw, Out const* residual, float alpha, float beta,
+                                                      long long count) {
+  const long long at = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (at >= count) return;
+  const int c = int(at % pb.c), s = int(at / pb.c % pb.s), r = int(at / pb.c / pb.s % pb.r);
+  const long long k = at / pb.c / pb.s / pb.r;
+  const bool flip = pb.mode == ConvMode::kConvolution;
+  const int rr = flip ? pb.r - 1 - r : r, ss = flip ? pb.s - 1 - s : s;
+  const int phase = rr % pb.stride_h * pb.stride_w + ss % pb.stride_w;
+  const float g = from[((k * copy.r + rr / pb.stride_h) * copy.s + ss / pb.stride_w) * copy.c + phase * pb.c + c];
+  const float rv = beta != 0.0f ? detail::to_float(residual[at]) : 0.0f;
+  dw[at] = detail::from_float<Out>(detail::epilogue_value(g, rv, 0.0f, alpha, beta, Activation::kNone));
+}
+
+template <class Out>
+cudaError_t launch_filter_gradient(const float* from, const Conv2dProblem& pb, void* dw, const void* residual,
+                                   float alpha, float beta, cudaStream_t stream) {
+  const long long count = (long long)pb.k * pb.r * pb.s * pb.c;
+  if (count == 0) return cudaSuccess;
+  depth_to_space_filter_gradient_kernel<Out><<<unsigned((count + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      from, pb, space_to_depth_problem(pb), static_cast<Out*>(dw), static_cast<Out const*>(residual), alpha, beta,
+      count);
+  return cudaGetLastError();
+}
+
 }  // namespace
+
+cudaError_t depth_to_space_filter_gradient(const float* dw_copy, const Conv2dProblem& pb, void* dw,
+                                           const void* residual, float alpha, float beta, DataType out_type,
+                                           cudaStream_t stream) {
+  switch (out_type) {
+    case DataType::kF16: return launch_filter_gradient<Half>(dw_copy, pb, dw, residual, alpha, beta, stream);
+    case DataType::kBF16: return launch_filter_gradient<BFloat16>(dw_copy, pb, dw, residual, alpha, beta, stream);
+    default: return launch_filter_gradient<float>(dw_copy, pb, dw, residual, alpha, beta, stream);
+  }
+}
 
 cudaError_t depth_to_space_gradient(const float* dx_copy, const Conv2dProblem& pb, void* dx, const void* residual,
                                     const void* bias, float alpha, float beta, Activation act, DataType out_type,

@@ -1,7 +1,7 @@
 // The copies a space-to-depth convolution runs on (tessel/conv/space_to_depth.hpp), made on the
 // stream before its implicit GEMM: X' and W' from X and W, 16-bit elements (f16 or bf16, copied
 // bit for bit), zeros where the definition reads outside X, past the filter or past the
-// sh*sw*C real channels; and, for dgrad, dX from the gradient of X'.
+// sh*sw*C real channels; and, for dgrad and wgrad, dX and dW from the gradients of X' and W'.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -25,5 +25,12 @@ cudaError_t space_to_depth_filter(const void* w, const Conv2dProblem& pb, void* 
 cudaError_t depth_to_space_gradient(const float* dx_copy, const Conv2dProblem& pb, void* dx, const void* residual,
                                     const void* bias, float alpha, float beta, Activation act, DataType out_type,
                                     cudaStream_t stream);
+
+// wgrad's way back: dW (K, R, S, C) of the layer `pb` = alpha * the fp32 gradient of its copy
+// W' (K, R', S', C') at the element that copies each tap + beta * residual (which may be dw),
+// in `out_type`.
+cudaError_t depth_to_space_filter_gradient(const float* dw_copy, const Conv2dProblem& pb, void* dw,
+                                           const void* residual, float alpha, float beta, DataType out_type,
+                                           cudaStream_t stream);
 
 }  // namespace tessel

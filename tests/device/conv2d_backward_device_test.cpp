@@ -661,6 +661,34 @@ void one_by_one_as_gemms(bool dgrad, unsigned seed) {
     if (::testing::Test::HasFailure()) return;
   }
 }
+// wgrad of strided layers with few channels as the stride-1 wgrad of their space-to-depth form
+// (dW' in fp32, then dW with alpha and beta), as dgrad's SpaceToDepthRandomLayers: unequal
+// strides up to 4, filters up to 8x8, both modes, channels 1 to 7, 8 to 96 filters, every type
+// pair, dW as its own residual. Each case first requires the plan to take that path.
+TEST(Conv2dWgrad, SpaceToDepthRandomLayers) {
+  std::mt19937 rng(6262);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  int ran = 0;
+  for (int i = 0; ran < 20; ++i) {
+    Conv2dProblem p = problem(pick(1, 3), pick(5, 40), pick(5, 40), pick(1, 7), 8 * pick(1, 12), pick(1, 8), pick(1, 8),
+                              pick(0, 4), 2, 1, 1, pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    p.stride_h = pick(1, 4), p.stride_w = pick(2, 4), p.pad_w = pick(0, 4);
+    if (!validate(p).ok()) continue;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f};
+    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
+    Conv2dWgradArguments args;  // planned only: any 16-byte aligned addresses
+    args.problem = p, args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    if (!conv_detail::plan_wgrad(args, device).space_to_depth) continue;
+    run_wgrad(t, 650 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+}
+
 TEST(Conv2dDgrad, OneByOneLayersRunAsGemms) { one_by_one_as_gemms(true, 8181); }
 TEST(Conv2dWgrad, OneByOneLayersRunAsGemms) { one_by_one_as_gemms(false, 9191); }
 
@@ -693,7 +721,7 @@ TEST(Conv2dWgrad, ManyFiltersTakeTheLargeTile) {
 }
 
 TEST(Conv2dWgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
-  run_wgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 1030);
+  run_wgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 1030);  // C = 3: space-to-depth
 }
 
 TEST(Conv2dWgrad, OddChannelsAndFilters) {

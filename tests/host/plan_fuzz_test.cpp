@@ -361,6 +361,25 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kWgrad, pb, aligned16({args.dy, args.x})))
     return;
+  // Space-to-depth where dY allows 16-byte loads, X does not, and the form shortens the
+  // reduction: then the stride-1 wgrad of the copies runs (fp32 dW') instead.
+  const bool dy_wide = pb.filters_per_group() % 8 == 0 && pb.k % 8 == 0 && aligned16({args.dy});
+  const bool x_wide = pb.channels_per_group() % 8 == 0 && pb.c % 8 == 0 && aligned16({args.x});
+  EXPECT_EQ(plan.space_to_depth, dy_wide && !x_wide && space_to_depth_shortens(pb));
+  if (plan.space_to_depth) {
+    const Conv2dProblem& s = plan.space_to_depth_problem;
+    EXPECT_EQ(plan.x_copy_bytes, std::size_t(s.n) * s.h * s.w * s.c * data_type_bytes(args.input_type));
+    EXPECT_EQ(plan.dw_copy_bytes, std::size_t(s.k) * s.r * s.s * s.c * 4);
+    Conv2dWgradArguments copy;
+    copy.problem = s, copy.input_type = args.input_type, copy.output_type = DataType::kF32;
+    copy.dy = args.dy, copy.x = address(rng, 3, 0), copy.dw = const_cast<void*>(address(rng, 4, 0));
+    ASSERT_TRUE(validate(copy).ok()) << validate(copy).message();
+    const conv_detail::WgradPlan inner = conv_detail::plan_wgrad(copy, device);
+    EXPECT_FALSE(inner.space_to_depth);
+    EXPECT_FALSE(inner.pad_channels);
+    if (!inner.depthwise.direct) EXPECT_FALSE(inner.narrow);
+    return;
+  }
   const Conv2dProblem& kp = plan.problem;
   check_gemm(plan.gemm, device, kp, pb.filters_per_group(), (long long)kp.r * kp.s * kp.channels_per_group(),
              (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q(), true);
