@@ -154,7 +154,7 @@ struct DgradPlan {
 };
 DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device);
 
-// wgrad. An ungrouped layer whose activations rule out 16-byte loads (the RGB stem, C = 3)
+// wgrad. An ungrouped layer whose activations rule out 16-byte loads (C = 3 at stride 1)
 // while dY allows them runs on a copy of X padded with zero channels to C8: the GEMM computes
 // (K, R*S*C8) into an fp32 workspace (split or not), and the reduction keeps the first C of
 // every C8 columns (split.columns): dW (K, R*S*C).

@@ -1,7 +1,7 @@
 // Copying a matrix of 16-bit elements into rows padded with zeros to a multiple of 8
 // elements, so that a kernel loads it in 16-byte vectors: operands whose rows are odd numbers
 // of elements (a GEMM with K = 1031, gemm_plan.hpp's StagedOperand) and layers with few
-// channels (the RGB stem, C = 3: conv2d_plan.hpp's pad_channels). A vector whose first
+// channels (C = 3 at stride 1: conv2d_plan.hpp's pad_channels). A vector whose first
 // element lies inside a row reads zeros past its end, which add nothing to a reduction.
 #pragma once
 

@@ -22,8 +22,8 @@
 // layer then runs on a copy of the offending operand zero-padded to a multiple of 8 channels
 // (stream-ordered temporary memory: X and W for fprop, W for dgrad, X for wgrad) when the
 // other operand allows 16-byte loads; otherwise the narrow (element-wise) path runs. Strided
-// layers with few channels, such as the RGB stem, run fprop and dgrad as the stride-1 layer of
-// their space-to-depth copies instead where that reduction is shorter
+// layers with few channels, such as the RGB stem, run in every direction as the stride-1 layer
+// of their space-to-depth copies instead where that reduction is shorter
 // (tessel/conv/space_to_depth.hpp). Short outputs with long reductions are split along K, with
 // an fp32 workspace likewise.
 //
