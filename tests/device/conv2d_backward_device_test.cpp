@@ -415,13 +415,14 @@ TEST(Conv2dDgrad, ManyChannelsTakeTheLargeTile) {
 TEST(Conv2dDgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
   run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: space-to-depth
 }
-// Strided layers with few channels run as the stride-1 dgrad of their space-to-depth form where
-// that shortens the reduction (conv2d_plan.hpp), dX from the fp32 gradient of X' with the
-// epilogue: unequal strides up to 4 (pixels of dX that no tap reaches), filters up to 8x8, pads,
-// both modes, channels 1 to 7, 8 to 96 filters, every type pair, bias, activations, dX as its
-// own residual. Each case first requires the plan to take that path.
-TEST(Conv2dDgrad, SpaceToDepthRandomLayers) {
-  std::mt19937 rng(6161);
+// Strided layers with few channels run as the stride-1 dgrad (wgrad) of their space-to-depth
+// form where that shortens the reduction (conv2d_plan.hpp), dX (dW) from the fp32 gradient of
+// X' (W') with the epilogue: unequal strides up to 4 (pixels of dX that no tap reaches),
+// filters up to 8x8, pads, both modes, channels 1 to 7, 8 to 96 filters, every type pair, dgrad's
+// bias and activations, the output as its own residual. Each case first requires the plan to
+// take that path.
+void space_to_depth_layers(bool dgrad, unsigned seed, unsigned first_case) {
+  std::mt19937 rng(seed);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   DeviceInfo device;
   ASSERT_TRUE(current_device("test", &device).ok());
@@ -432,17 +433,28 @@ TEST(Conv2dDgrad, SpaceToDepthRandomLayers) {
     p.stride_h = pick(1, 4), p.stride_w = pick(2, 4), p.pad_w = pick(0, 4);
     if (!validate(p).ok()) continue;
     Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+           pick(0, 1) ? 0.0f : 0.5f};
+    if (dgrad) t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
     t.residual_is_output = t.beta != 0.0f && pick(0, 1);
-    Conv2dDgradArguments args;  // planned only: any 16-byte aligned addresses
-    args.problem = p, args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
-    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.dx = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
-    if (!conv_detail::plan_dgrad(args, device).space_to_depth) continue;
-    run_dgrad(t, 600 + i);
+    Conv2dDgradArguments d;  // planned only: any 16-byte aligned addresses
+    Conv2dWgradArguments w;
+    d.problem = w.problem = p;
+    d.dy = w.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    d.w = w.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    d.dx = w.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    if (!(dgrad ? conv_detail::plan_dgrad(d, device).space_to_depth : conv_detail::plan_wgrad(w, device).space_to_depth))
+      continue;
+    if (dgrad) {
+      run_dgrad(t, first_case + i);
+    } else {
+      run_wgrad(t, first_case + i);
+    }
     ++ran;
-    if (HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
   }
 }
+TEST(Conv2dDgrad, SpaceToDepthRandomLayers) { space_to_depth_layers(true, 6161, 600); }
+TEST(Conv2dWgrad, SpaceToDepthRandomLayers) { space_to_depth_layers(false, 6262, 650); }
 
 // Channel or filter counts that are not multiples of 8: the narrow path (ungrouped layers whose
 // filter count allows 16-byte dY loads pad the other operand instead).
@@ -661,34 +673,6 @@ void one_by_one_as_gemms(bool dgrad, unsigned seed) {
     if (::testing::Test::HasFailure()) return;
   }
 }
-// wgrad of strided layers with few channels as the stride-1 wgrad of their space-to-depth form
-// (dW' in fp32, then dW with alpha and beta), as dgrad's SpaceToDepthRandomLayers: unequal
-// strides up to 4, filters up to 8x8, both modes, channels 1 to 7, 8 to 96 filters, every type
-// pair, dW as its own residual. Each case first requires the plan to take that path.
-TEST(Conv2dWgrad, SpaceToDepthRandomLayers) {
-  std::mt19937 rng(6262);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  DeviceInfo device;
-  ASSERT_TRUE(current_device("test", &device).ok());
-  int ran = 0;
-  for (int i = 0; ran < 20; ++i) {
-    Conv2dProblem p = problem(pick(1, 3), pick(5, 40), pick(5, 40), pick(1, 7), 8 * pick(1, 12), pick(1, 8), pick(1, 8),
-                              pick(0, 4), 2, 1, 1, pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
-    p.stride_h = pick(1, 4), p.stride_w = pick(2, 4), p.pad_w = pick(0, 4);
-    if (!validate(p).ok()) continue;
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f};
-    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
-    Conv2dWgradArguments args;  // planned only: any 16-byte aligned addresses
-    args.problem = p, args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
-    args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
-    if (!conv_detail::plan_wgrad(args, device).space_to_depth) continue;
-    run_wgrad(t, 650 + i);
-    ++ran;
-    if (HasFailure()) return;
-  }
-}
-
 TEST(Conv2dDgrad, OneByOneLayersRunAsGemms) { one_by_one_as_gemms(true, 8181); }
 TEST(Conv2dWgrad, OneByOneLayersRunAsGemms) { one_by_one_as_gemms(false, 9191); }
 
