@@ -20,7 +20,9 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batche
   const long long k_tiles = ceil_div((long long)k, tile.k);
   if (2 * tiles > sms) return s;
   const int min_slice = tile.wgmma ? 1024 / tile.k : 16;  // K tiles per slice: 1024 K on wgmma
-  const long long slices = std::min<long long>({(2LL * sms + tiles - 1) / tiles, k_tiles / min_slice, 64});
+  // At most as many items as two blocks per SM hold: one item more leaves a second wave of one
+  // slice's length (ceil(264 / 5) = 53 slices of 5 tiles ran 265 items on an H100).
+  const long long slices = std::min<long long>({2LL * sms / tiles, k_tiles / min_slice, 64});
   if (slices < 2) return s;
   s.k_tiles_per_split = int((k_tiles + slices - 1) / slices);
   s.splits = int((k_tiles + s.k_tiles_per_split - 1) / s.k_tiles_per_split);

@@ -30,9 +30,10 @@ namespace tessel::conv_detail {
 bool aligned(const void* p, int bytes);
 
 // Split-K for one implicit GEMM of `batches` groups: when their tiles fill less than half the SMs, as
-// many slices of K as fill them about twice, each of at least 16 K tiles (on the wgmma
-// kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
-// wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles, 3136 K tiles on 132 SMs -> 53 slices of 60.
+// many slices of K as two blocks per SM hold (rounded down: never a second wave), each of at
+// least 16 K tiles (on the wgmma kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
+// wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles of 64x128, 3136 K tiles of 32 on 132 SMs ->
+// 52 slices of 61 (260 items).
 // (Slices of 8 K tiles lost to 16 where both split; splitting at up to 2 tiles per SM lost
 // overall: docs/PERFORMANCE.md.) An empty GEMM (m or n = 0) is not split.
 struct Split {

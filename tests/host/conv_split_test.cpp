@@ -1,8 +1,8 @@
 // The conv runtime's split-K rule (src/conv/conv2d_plan.cpp, choose_split) over many
 // generated GEMM shapes and SM counts: it splits only when the output's tiles fill less than
 // half the SMs, into at most 64 slices, each of at least 16 K tiles (1024 K on the wgmma
-// kernels: 32 tiles of 32, 16 of 64; the tile says which), no slice empty, every K tile in
-// exactly one slice; plus the documented example.
+// kernels: 32 tiles of 32, 16 of 64; the tile says which), no more items than two blocks per
+// SM hold, no slice empty, every K tile in exactly one slice; plus the documented example.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -23,11 +23,12 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms) {
   if (s.splits == 1) {
     EXPECT_FALSE(s.partials());
     // Not split although it could have been: enough tiles, or too short a reduction.
-    EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || (2LL * sms + tiles - 1) / tiles < 2);
+    EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || 2LL * sms / tiles < 2);
     return false;
   }
   EXPECT_LE(2 * tiles, sms);
   EXPECT_LE(s.splits, 64);
+  EXPECT_LE(tiles * s.splits, 2LL * sms);  // one wave of two blocks per SM
   EXPECT_GE(s.k_tiles_per_split, min_slice);
   EXPECT_GE((long long)s.splits * s.k_tiles_per_split, k_tiles);        // every K tile in a slice
   EXPECT_LT((long long)(s.splits - 1) * s.k_tiles_per_split, k_tiles);  // and no slice empty
@@ -52,16 +53,16 @@ TEST(ConvSplitK, RuleHoldsOnGeneratedShapes) {
 
 TEST(ConvSplitK, TheDocumentedExample) {
   // wgrad 64 -> 64 3x3 at N = 32, 56x56 on the sm80 kernel: GEMM 64 x 576 x 100352, 5 tiles,
-  // 3136 K tiles on 132 SMs -> 53 slices of 60.
+  // 3136 K tiles on 132 SMs -> 52 slices of 61 (260 items; 53 would be 265, one past 264).
   const conv_detail::Split s = conv_detail::choose_split(64, 576, 100352, sm80::conv_tile_m(64, false, false), 132);
-  EXPECT_EQ(s.splits, 53);
-  EXPECT_EQ(s.k_tiles_per_split, 60);
+  EXPECT_EQ(s.splits, 52);
+  EXPECT_EQ(s.k_tiles_per_split, 61);
 }
 
 TEST(ConvSplitK, TheWgmmaKernelCutsLongerSlices) {
   // fprop 7x7 512 -> 512 3x3 at N = 32: GEMM 1568 x 512 x 4608, 13 x 4 = 52 tiles of 128, 144
-  // K tiles of 32. sm80: min(6, 144/16 = 9) = 6 slices of 24; wgmma: min(6, 144/32 = 4) = 4 of 36.
-  EXPECT_EQ(conv_detail::choose_split(1568, 512, 4608, sm80::conv_tile_n(512, false, true, false), 132).splits, 6);
+  // K tiles of 32. sm80: min(264/52 = 5, 144/16 = 9) = 5 slices of 29; wgmma: min(5, 144/32 = 4) = 4 of 36.
+  EXPECT_EQ(conv_detail::choose_split(1568, 512, 4608, sm80::conv_tile_n(512, false, true, false), 132).splits, 5);
   const conv_detail::Split s = conv_detail::choose_split(1568, 512, 4608, sm80::conv_tile_n(512, false, true, true), 132);
   EXPECT_EQ(s.splits, 4);
   EXPECT_EQ(s.k_tiles_per_split, 36);
