@@ -153,7 +153,8 @@ __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (
 #if defined(__CUDACC__)
 template <class Config, bool Persistent, class ASource, class BSource>
 __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
-    gemm_kernel_sm90_tma(GemmParams p, const __grid_constant__ StreamKParams sk, const __grid_constant__ ASource a_source,
+    gemm_kernel_sm90_tma(GemmParams p, const __grid_constant__ StreamKParams sk,
+                         const __grid_constant__ WorkItemDecoder<Config> decode, const __grid_constant__ ASource a_source,
                          const __grid_constant__ BSource b_source) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
@@ -195,15 +196,13 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   // and its tiles pairs of tile rows: each block of a cluster walks the same segments, on its
   // own row of the pair (block_work), B's K tiles shared.
   const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM;
-  const int tiles_mn = ((tiles_m + kCluster - 1) / kCluster) * ((p.n + Config::kTileN - 1) / Config::kTileN);
   const StreamKSchedule schedule = Persistent ? sk.schedule : StreamKSchedule{1, 1, 0, 0};
   const int rank = kCluster > 1 ? cluster_rank() : 0;
   const int block = Persistent ? int(blockIdx.x) / kCluster : 0;
   constexpr bool kBatchShaped = BatchShapedSource<ASource>;
   static_assert(!kBatchShaped || kStoreWarps == 0, "gemm_kernel_sm90_tma: batches of their own shape store from the MMA warps");
   auto work = [&](WorkSegment const& s) {
-    BlockWork w = Persistent ? block_work<Config>(p, s.item % tiles_mn, s.item / tiles_mn, kCluster, rank)
-                             : block_work<Config>(p);
+    BlockWork w = Persistent ? decode(s.item, rank) : block_work<Config>(p);
     if (Persistent && s.item >= schedule.dp_items()) w.tile_begin = s.k_begin, w.tile_end = s.k_end;  // a stream-K segment
     if constexpr (kBatchShaped) {  // the batch's own K tiles; none for a tile past its rows
       w.tile_end = w.tile.m * Config::kTileM < a_source.batch_rows(w.batch)
@@ -321,7 +320,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
                                         last + (Config::kPingPong ? wg : 0))) {
       continue;
     }
-    const int z = Persistent ? seg.item / tiles_mn : int(blockIdx.z);
+    const int z = Persistent ? decode.tiles.div(seg.item) : int(blockIdx.z);
     if constexpr (kStoreWarps > 0) {  // stage the tile once the store warps are done with the last
       if (jobs > 0) mbarrier_wait(stored, (jobs - 1) & 1);
       detail::stage_accumulators<Config, 0>(staging, acc, wg_m, wg_n);
@@ -354,7 +353,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   // left: the last multicasts landed before the MMA warps' last waits).
   if constexpr (kCluster > 1) cluster_sync();
 #else
-  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, sk, a_source, b_source);
+  arch_unsupported("gemm_kernel_sm90_tma needs sm_90a", p, sk, decode, a_source, b_source);
 #endif
 }
 
@@ -378,7 +377,9 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
   const long long layers = (long long)batch * p.splits;
   dim3 grid(unsigned(tiles), 1, unsigned(layers));
   const long long items = tiles * layers;
+  WorkItemDecoder<Config> decode;  // the persistent kernel's: each item's tile, batch and split
   if constexpr (Persistent) {
+    decode = WorkItemDecoder<Config>(p, kCluster);
     if (sk.schedule.sk_items == 0) {
       int device = 0, sms = 0;
       if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
@@ -398,9 +399,9 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
     config.attrs = &cluster, config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, p, sk, a, b);
+    return cudaLaunchKernelEx(&config, kernel, p, sk, decode, a, b);
   } else {
-    kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, a, b);
+    kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, decode, a, b);
     return cudaGetLastError();
   }
 }

@@ -69,6 +69,35 @@ __device__ BlockWork block_work(GemmParams const& p, int x = int(blockIdx.x), in
   const int tile_end = min(tile_begin + p.k_tiles_per_split, (p.k + Config::kTileK - 1) / Config::kTileK);
   return {tile, z / p.splits, tile_begin, tile_end};
 }
+
+// block_work for a persistent kernel's work items, item = z * tiles + x, with the divisions
+// prepared once per launch (fast_divmod.hpp; `tiles` counts clusters' tiles, as x does). Built
+// on the host and passed as a kernel parameter, so that its divisors cost no registers.
+template <class Config>
+struct WorkItemDecoder {
+  TileRasterizer raster;
+  FastDivmod tiles, splits;
+  int cluster = 1, k_tiles = 0, k_tiles_per_split = 1;
+
+  WorkItemDecoder() = default;
+  TESSEL_HOST_DEVICE WorkItemDecoder(GemmParams const& p, int cluster_)
+      : cluster(cluster_), k_tiles((p.k + Config::kTileK - 1) / Config::kTileK), k_tiles_per_split(p.k_tiles_per_split) {
+    const int tiles_m = (p.m + Config::kTileM - 1) / Config::kTileM, tiles_n = (p.n + Config::kTileN - 1) / Config::kTileN;
+    const int clusters_m = (tiles_m + cluster - 1) / cluster;
+    raster = TileRasterizer(clusters_m, tiles_n, Config::kRasterGroup / cluster);
+    tiles = FastDivmod(clusters_m * tiles_n);
+    splits = FastDivmod(p.splits);
+  }
+  __device__ BlockWork operator()(int item, int rank) const {
+    int z, x, batch, split;
+    tiles.divmod(item, z, x);
+    splits.divmod(z, batch, split);
+    TileCoord tile = raster(x);
+    tile.m = tile.m * cluster + rank;
+    const int tile_begin = split * k_tiles_per_split;
+    return {tile, batch, tile_begin, min(tile_begin + k_tiles_per_split, k_tiles)};
+  }
+};
 #endif
 
 // The edge predicates of one thread's copy atoms over a (TileMN, TileK) tile of a matrix

@@ -4,6 +4,7 @@
 // rasterization, seed 004 "Thread Block Swizzle").
 #pragma once
 
+#include "fast_divmod.hpp"
 #include "tessel/layout/config.hpp"
 
 namespace tessel {
@@ -21,5 +22,25 @@ TESSEL_HOST_DEVICE constexpr TileCoord rasterize(int linear, int num_m, int num_
   const int in_group = linear % per_group;
   return {first_m + in_group % rows, in_group / rows};
 }
+
+// rasterize() for one grid, its divisions prepared once: for a persistent kernel, which
+// rasterizes every item it takes (fast_divmod.hpp says why). The last group of rows has
+// num_m % group rows where that is not 0.
+struct TileRasterizer {
+  int num_m = 1, group = 1;
+  FastDivmod per_group, rows, last_rows;
+
+  TileRasterizer() = default;
+  TESSEL_HOST_DEVICE TileRasterizer(int num_m_, int num_n, int group_)
+      : num_m(num_m_), group(group_), per_group(group_ * num_n), rows(group_),
+        last_rows(num_m_ % group_ != 0 ? num_m_ % group_ : group_) {}
+  TESSEL_HOST_DEVICE TileCoord operator()(int linear) const {
+    int g, in_group, m, n;
+    per_group.divmod(linear, g, in_group);
+    const int first_m = g * group;
+    (num_m - first_m < group ? last_rows : rows).divmod(in_group, n, m);
+    return {first_m + m, n};
+  }
+};
 
 }  // namespace tessel
