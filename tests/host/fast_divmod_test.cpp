@@ -41,6 +41,14 @@ TEST(FastDivmod, EqualsDivisionOverTheNonNegativeInts) {
   for (int i = 0; i < 2000; ++i) expect_divides(any(rng), rng);
 }
 
+TEST(FastDivmod, AnEmptyGridsDivisorIsOne) {
+  for (int d : {0, -1, INT_MIN}) {
+    const FastDivmod f(d);
+    EXPECT_EQ(f.divisor, 1);
+    EXPECT_EQ(f.div(12345), 12345);
+  }
+}
+
 TEST(TileRasterizer, EqualsRasterize) {
   for (int num_m = 1; num_m <= 40; ++num_m) {
     for (int num_n = 1; num_n <= 17; ++num_n) {

@@ -2,7 +2,7 @@
 // divide instruction: n / d by a run-time d is a sequence of about 30 instructions (IABS,
 // I2F, MUFU.RCP, F2I, corrections). A persistent kernel whose items are short (one K tile:
 // skinny GEMMs) decodes every item's tile, batch and split with several such divisions in
-// every warp, which costs it as many issue slots as its wgmmas (docs/PERFORMANCE.md). With the
+// every warp: a large share of what its MMA warps issue per tile (docs/PERFORMANCE.md). With the
 // divisor's magic number computed once, the quotient is one multiply-high, an add and a shift
 // (Granlund and Montgomery's division by invariant integers, the round-up method):
 //   s = ceil(log2(d)),  m = floor(2^32 * (2^s - d) / d) + 1  (< 2^32),
@@ -22,10 +22,12 @@ struct FastDivmod {
   int shift = 0;
 
   FastDivmod() = default;
-  // d >= 1. Its one 64-bit division is done once, by whoever builds it (host, or each thread).
-  TESSEL_HOST_DEVICE explicit FastDivmod(int d) : divisor(d) {
-    while ((1LL << shift) < d) ++shift;  // ceil(log2(d)): 0 for d = 1
-    multiplier = std::uint32_t((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - std::uint64_t(d)) / std::uint64_t(d) + 1);
+  // Its one 64-bit division is done once, by whoever builds it. d < 1 (an empty grid, whose
+  // items are never decoded) is taken as 1 rather than divided by.
+  TESSEL_HOST_DEVICE explicit FastDivmod(int d) : divisor(d > 0 ? d : 1) {
+    while ((1LL << shift) < divisor) ++shift;  // ceil(log2(d)): 0 for d = 1
+    const std::uint64_t dd = std::uint64_t(divisor);
+    multiplier = std::uint32_t((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - dd) / dd + 1);
   }
   // n / divisor, for 0 <= n < 2^31.
   TESSEL_HOST_DEVICE int div(int n) const {
