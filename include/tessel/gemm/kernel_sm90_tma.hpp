@@ -16,7 +16,8 @@
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
-// and with stream-K parts of the last tiles' K tiles, finished by the fix-up below), and the
+// and with stream-K parts of the last tiles' K tiles, finished by the fix-up below; each item's
+// tile, batch and split decoded by multiplications: tile_loader.hpp's WorkItemDecoder), and the
 // producer loads the next item's K tiles while the MMA warps store this one. For short reductions
 // (1x1 layers: one to a few K tiles per tile), where a block's life is mostly load latency
 // and epilogue, this overlap is what keeps the memory busy. Otherwise two blocks per SM, one
