@@ -1,6 +1,6 @@
-// FastDivmod (tessel/gemm/fast_divmod.hpp) against / and %, and TileRasterizer against
-// rasterize(): every divisor to 4096 and every power of two with its neighbours up to 2^31 - 1,
-// each with the numerators around its multiples, the ends of the range and random ones.
+// FastDivmod (tessel/gemm/fast_divmod.hpp) against / and %: every divisor to 4096 and every
+// power of two with its neighbours up to 2^31 - 1, each with the numerators around its
+// multiples, the ends of the range and random ones.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "tessel/gemm/fast_divmod.hpp"
-#include "tessel/gemm/tile_scheduler.hpp"
 
 namespace tessel {
 namespace {
@@ -46,20 +45,6 @@ TEST(FastDivmod, AnEmptyGridsDivisorIsOne) {
     const FastDivmod f(d);
     EXPECT_EQ(f.divisor, 1);
     EXPECT_EQ(f.div(12345), 12345);
-  }
-}
-
-TEST(TileRasterizer, EqualsRasterize) {
-  for (int num_m = 1; num_m <= 40; ++num_m) {
-    for (int num_n = 1; num_n <= 17; ++num_n) {
-      for (int group : {1, 2, 3, 4, 8}) {
-        const TileRasterizer raster(num_m, num_n, group);
-        for (int i = 0; i < num_m * num_n; ++i) {
-          const TileCoord a = rasterize(i, num_m, num_n, group), b = raster(i);
-          ASSERT_TRUE(a.m == b.m && a.n == b.n) << num_m << "x" << num_n << " g" << group << " item " << i;
-        }
-      }
-    }
   }
 }
 

@@ -1,4 +1,5 @@
-// Threadblock rasterization visits every tile exactly once, in groups of rows.
+// Threadblock rasterization visits every tile exactly once, in groups of rows; TileRasterizer
+// (the persistent kernel's, by multiplications) visits them in the same order.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -28,6 +29,20 @@ TEST(Rasterize, EveryTileOnceForManyGridsAndGroups) {
           seen.insert({t.m, t.n});
         }
         ASSERT_EQ(int(seen.size()), num_m * num_n) << num_m << "x" << num_n << " g" << group;
+      }
+    }
+  }
+}
+
+TEST(TileRasterizer, EqualsRasterize) {
+  for (int num_m = 1; num_m <= 40; ++num_m) {
+    for (int num_n = 1; num_n <= 17; ++num_n) {
+      for (int group : {1, 2, 3, 4, 8}) {
+        const TileRasterizer raster(num_m, num_n, group);
+        for (int i = 0; i < num_m * num_n; ++i) {
+          const TileCoord a = rasterize(i, num_m, num_n, group), b = raster(i);
+          ASSERT_TRUE(a.m == b.m && a.n == b.n) << num_m << "x" << num_n << " g" << group << " item " << i;
+        }
       }
     }
   }
