@@ -7,8 +7,9 @@
 //   A  dY through fprop's activation iterator on the phase's stride-1 problem
 //   B  the group's filters gathered as (c, (t, u, k))
 //   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
-// Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8) run on a direct kernel
-// instead, without phases (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on
+// Groups of 8 to 32 channels run as groups of 64 over a block-diagonal copy of W
+// (conv/packed_groups.hpp); depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8)
+// otherwise on a direct kernel, without phases (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on
 // the TMA kernel instead (dgrad_operand_sm90.hpp). Strided layers with few channels (the RGB
 // stem) run as the stride-1 dgrad of their space-to-depth form (conv/space_to_depth.hpp).
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/dgrad_instances_sm80.hpp"
+#include "conv/packed_groups.hpp"
 #include "conv/space_to_depth.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
@@ -96,6 +98,17 @@ Status run_space_to_depth(const Conv2dDgradArguments& args, const conv_detail::D
   return {};
 }
 
+// plan.packed_groups: the layer of 64-channel groups over the block-diagonal copy of W.
+Status run_packed_groups(const Conv2dDgradArguments& args, const conv_detail::DgradPlan& plan, cudaStream_t stream) {
+  StreamBuffer filter(stream);
+  if (Status s = filter.allocate(plan.w_copy_bytes, "conv2d: dgrad", "the block-diagonal filter"); !s) return s;
+  if (cudaError_t e = block_diagonal_filter(args.w, args.problem, filter.get(), stream); e != cudaSuccess)
+    return conv_detail::launch_error("dgrad", e);
+  Conv2dDgradArguments packed = args;
+  packed.problem = plan.filter, packed.w = filter.get();
+  return conv2d_dgrad(packed, stream);
+}
+
 }  // namespace
 
 Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
@@ -104,6 +117,7 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: dgrad", &device); !s) return s;
   conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
   const Conv2dProblem& pb = args.problem;
+  if (plan.packed_groups) return run_packed_groups(args, plan, stream);
   if (plan.depthwise.direct) {
     const DepthwiseArgs a{plan.depthwise.problem, args.dy, args.w, args.dx, args.beta != 0.0f ? args.residual : nullptr,
                           args.bias, args.alpha, args.beta, args.activation, args.output_type, 0, 0, true};

@@ -4,8 +4,9 @@
 //   A  the activations through ConvFpropA (zero-filled padding; the optimized iterator where
 //      R, S <= 32, else the analytic one), B the group's KRSC filters
 //      (a K-major matrix, ldb = R*S*C/G), D the group's K/G columns of Y (ldd = K).
-// Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8) run on a direct kernel
-// instead (conv/depthwise_direct.hpp). Strided layers with few channels (the RGB stem) run as
+// Groups of 8 or 16 channels run as groups of 64 over a block-diagonal copy of W
+// (conv/packed_groups.hpp); depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8)
+// otherwise on a direct kernel (conv/depthwise_direct.hpp). Strided layers with few channels (the RGB stem) run as
 // the stride-1 layer of their space-to-depth copies (conv/space_to_depth.hpp).
 // On an H100, ungrouped layers of 64 or more channels run on the TMA kernel instead: the same
 // GEMM with A loaded in the engine's im2col mode, K rounded up per tap to 64-channel tiles
@@ -17,6 +18,7 @@
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/fprop_instances_sm80.hpp"
+#include "conv/packed_groups.hpp"
 #include "conv/space_to_depth.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
@@ -60,6 +62,17 @@ Status run(const Conv2dArguments& args, const conv_detail::FpropPlan& plan, cons
   return {};
 }
 
+// plan.packed_groups: the layer of 64-channel groups over the block-diagonal copy of W.
+Status run_packed_groups(const Conv2dArguments& args, const conv_detail::FpropPlan& plan, cudaStream_t stream) {
+  StreamBuffer filter(stream);
+  if (Status s = filter.allocate(plan.w_copy_bytes, "conv2d: fprop", "the block-diagonal filter"); !s) return s;
+  if (cudaError_t e = block_diagonal_filter(args.w, args.problem, filter.get(), stream); e != cudaSuccess)
+    return conv_detail::launch_error("fprop", e);
+  Conv2dArguments packed = args;
+  packed.problem = plan.problem, packed.w = filter.get();
+  return conv2d_fprop(packed, stream);
+}
+
 }  // namespace
 
 Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
@@ -68,6 +81,7 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: fprop", &device); !s) return s;
   conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
   const Conv2dProblem& pb = args.problem;
+  if (plan.packed_groups) return run_packed_groups(args, plan, stream);
   if (plan.depthwise.direct) {
     const DepthwiseArgs a{plan.depthwise.problem, args.x,     args.w,     args.y,          args.beta != 0.0f ? args.residual : nullptr,
                           args.bias,   args.alpha, args.beta,  args.activation, args.output_type, 0, 0};

@@ -1,9 +1,11 @@
 // conv2d_wgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then the
 // implicit GEMM of every group in one launch (the groups as its batches), split-K over N*P*Q
 // when the output has few tiles; on an H100, ungrouped layers of whole 64-channel blocks and
-// filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp). Depthwise layers
-// (C = K = G) and narrow groups (C/G = K/G <= 4) run on a direct kernel instead
-// (conv/depthwise_direct.hpp): partial sums per block of slices, then their sum in a fixed order.
+// filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp). Groups of 4 to
+// 16 channels run as groups of 64 (conv/packed_groups.hpp): dW' of that layer, then dW from its
+// block diagonal. Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4) otherwise run
+// on a direct kernel (conv/depthwise_direct.hpp): partial sums per block of slices, then their
+// sum in a fixed order.
 // Strided layers with few channels (the RGB stem) run as the stride-1 wgrad of their
 // space-to-depth form (conv/space_to_depth.hpp).
 //   GEMM view of group g:  D (K/G, R*S*C/G) = A (K/G, N*P*Q) * B (R*S*C/G, N*P*Q)^T
@@ -18,6 +20,7 @@
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
+#include "conv/packed_groups.hpp"
 #include "conv/space_to_depth.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
 #include "runtime/pad_rows.hpp"
@@ -55,6 +58,26 @@ Status run_space_to_depth(const Conv2dWgradArguments& args, const conv_detail::W
   return {};
 }
 
+// plan.packed_groups: dW' (K, R, S, 64) in fp32 as the wgrad of the layer of 64-channel
+// groups, then dW from its block diagonal with the caller's alpha and beta.
+Status run_packed_groups(const Conv2dWgradArguments& args, const conv_detail::WgradPlan& plan, cudaStream_t stream) {
+  StreamBuffer packed_dw(stream);
+  if (Status s = packed_dw.allocate(plan.dw_copy_bytes, "conv2d: wgrad", "the block-diagonal filter gradient"); !s)
+    return s;
+  Conv2dWgradArguments packed;  // alpha 1, beta 0: those come after
+  packed.problem = plan.problem;
+  packed.input_type = args.input_type, packed.output_type = DataType::kF32;
+  packed.dy = args.dy, packed.x = args.x, packed.dw = packed_dw.get();
+  if (Status s = conv2d_wgrad(packed, stream); !s) return s;
+  if (cudaError_t e = filter_gradient_from_block_diagonal(packed_dw.get<float>(), args.problem, args.dw,
+                                                          args.beta != 0.0f ? args.residual : nullptr, args.alpha,
+                                                          args.beta, args.output_type, stream);
+      e != cudaSuccess) {
+    return conv_detail::launch_error("wgrad", e);
+  }
+  return {};
+}
+
 }  // namespace
 
 Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
@@ -63,6 +86,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: wgrad", &device); !s) return s;
   conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
   const Conv2dProblem& pb = args.problem;
+  if (plan.packed_groups) return run_packed_groups(args, plan, stream);
   if (plan.depthwise.direct) {
     StreamBuffer partials(stream);
     if (Status s = partials.allocate(plan.depthwise.workspace_bytes, "conv2d: wgrad", "the depthwise partial sums"); !s)

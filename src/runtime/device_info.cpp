@@ -40,6 +40,7 @@ DeviceInfo planning_device_without_gpu() {
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
   d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   d.conv_as_gemm = unset_or_zero("TESSEL_DISABLE_CONV_AS_GEMM");
+  d.packed_groups = unset_or_zero("TESSEL_DISABLE_PACKED_GROUPS");
   return d;
 }
 
@@ -64,6 +65,7 @@ Status current_device(const char* who, DeviceInfo* out) {
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
   d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   d.conv_as_gemm = unset_or_zero("TESSEL_DISABLE_CONV_AS_GEMM");
+  d.packed_groups = unset_or_zero("TESSEL_DISABLE_PACKED_GROUPS");
   *out = d;
   return {};
 }

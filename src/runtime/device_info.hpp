@@ -20,6 +20,9 @@ struct DeviceInfo {
   // Ungrouped 1x1 convolutions with stride 1 and no padding run as tessel::gemm
   // (conv2d_plan.hpp's conv_as_gemm): TESSEL_DISABLE_CONV_AS_GEMM unset or "0".
   bool conv_as_gemm = true;
+  // Groups of 4 to 32 channels (by direction) run as groups of 64 over a block-diagonal filter (conv2d_plan.cpp's
+  // packs_groups): TESSEL_DISABLE_PACKED_GROUPS unset or "0".
+  bool packed_groups = true;
   // Shared memory a block may have (opted in): 227 KiB on an H100, 163 on an A100, 99 on
   // compute capability 8.6 and 8.9 (RTX 30xx and 40xx, A10, L4, L40).
   int smem_per_block = 227 * 1024;

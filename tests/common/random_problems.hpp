@@ -1,7 +1,8 @@
 // Random problems drawn from the whole valid input space of tessel's entry points, weighted
 // towards the corners where planning and kernels break: sizes 1, images smaller than the
 // stride, the filter or the dilated filter, pads larger than the filter, P or Q = 1, groups
-// from 1 to depthwise (narrow groups of 2, 4 or 8 channels among them), odd and tiny channel
+// from 1 to depthwise (narrow groups of 2, 4 or 8 channels among them, and groups of 4 to 32
+// in whole 64-channel blocks, as in ResNeXt), odd and tiny channel
 // counts, K not a multiple of 8. The host planning fuzz (tests/host/plan_fuzz_test.cpp,
 // Scale::kHuge: extents up to the 2^31-element limits) and the randomized device test of the
 // API (tests/device/api_random_device_test.cpp, Scale::kSmall: problems a host fp64 reference
@@ -90,7 +91,7 @@ inline Conv2dProblem random_conv_problem(Rng& rng, Scale scale) {
     if (scale == Scale::kHuge && chance(rng, 0.05)) pb.pad_w = log_uniform(rng, 1 << 20);
     pb.mode = chance(rng, 0.25) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
     const int cg = draw_channels(rng, scale), kg = draw_channels(rng, scale);
-    switch (uniform(rng, 0, 6)) {
+    switch (uniform(rng, 0, 7)) {
       case 0:  // depthwise: one channel and one filter per group
         pb.groups = draw_channels(rng, scale), pb.c = pb.k = pb.groups;
         break;
@@ -101,6 +102,12 @@ inline Conv2dProblem random_conv_problem(Rng& rng, Scale scale) {
         pb.groups = one_of(rng, {2, 3, 4, 8, 32});
         pb.c = pb.groups * cg, pb.k = pb.groups * kg;
         break;
+      case 3: {  // ResNeXt's wider groups: 4 to 32 channels and filters each, whole blocks of 64
+        const int width = one_of(rng, {4, 8, 16, 32});
+        pb.groups = 64 / width * uniform(rng, 1, scale == Scale::kHuge ? 64 : 4);
+        pb.c = pb.k = pb.groups * width;
+        break;
+      }
       default:
         pb.groups = 1, pb.c = cg, pb.k = kg;
     }

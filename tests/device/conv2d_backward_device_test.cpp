@@ -456,6 +456,48 @@ void space_to_depth_layers(bool dgrad, unsigned seed, unsigned first_case) {
 TEST(Conv2dDgrad, SpaceToDepthRandomLayers) { space_to_depth_layers(true, 6161, 600); }
 TEST(Conv2dWgrad, SpaceToDepthRandomLayers) { space_to_depth_layers(false, 6262, 650); }
 
+// Groups of 8 to 32 channels (wgrad: 4 to 16) in whole 64-channel blocks run as groups of 64
+// over a block-diagonal filter (conv/packed_groups.hpp): strides up to 3 (dgrad's phases),
+// dilation, pads, both modes, filters 1x1 to 5x5, every type pair, dgrad's bias and
+// activations, the output as its own residual. Each case first requires the plan to pack.
+void packed_groups_layers(bool dgrad, unsigned seed, unsigned first_case) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  const int widths[] = {4, 8, 16, 32};
+  int ran = 0;
+  for (int i = 0; ran < 12 && i < 1000; ++i) {
+    const int width = widths[dgrad ? pick(1, 3) : pick(0, 2)], groups = 64 / width * pick(1, 3);
+    Conv2dProblem p = problem(pick(1, 3), pick(3, 20), pick(3, 20), groups * width, groups * width, pick(1, 5),
+                              pick(1, 5), pick(0, 2), pick(1, 3), pick(1, 2), groups,
+                              pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f};
+    if (dgrad) t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
+    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
+    Conv2dDgradArguments d;  // planned only: any 16-byte aligned addresses
+    Conv2dWgradArguments w;
+    d.problem = w.problem = p;
+    d.dy = w.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    d.w = w.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    d.dx = w.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    ASSERT_TRUE(dgrad ? conv_detail::plan_dgrad(d, device).packed_groups : conv_detail::plan_wgrad(w, device).packed_groups)
+        << describe(t) << ": not packed";
+    if (dgrad) {
+      run_dgrad(t, first_case + i);
+    } else {
+      run_wgrad(t, first_case + i);
+    }
+    ++ran;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 12);
+}
+TEST(Conv2dDgrad, GroupsPackedIntoBlocksOf64) { packed_groups_layers(true, 7171, 1700); }
+TEST(Conv2dWgrad, GroupsPackedIntoBlocksOf64) { packed_groups_layers(false, 7272, 1750); }
+
 // Channel or filter counts that are not multiples of 8: the narrow path (ungrouped layers whose
 // filter count allows 16-byte dY loads pad the other operand instead).
 TEST(Conv2dDgrad, OddChannelsAndFilters) {

@@ -195,6 +195,34 @@ TEST(Conv2dFprop, GroupsInOneLaunch) {
   run_case({problem(1, 1, 1, 70001, 70001, 1, 1, 0, 1, 1, 70001), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true},
            23);
 }
+// Groups of 8 or 16 channels in whole 64-channel blocks run as groups of 64 over a
+// block-diagonal filter (conv/packed_groups.hpp): strides up to 3, dilation, pads, both modes,
+// filters 1x1 to 5x5, every type pair and the epilogue. Each case first requires the plan to pack.
+TEST(Conv2dFprop, GroupsPackedIntoBlocksOf64) {
+  std::mt19937 rng(7070);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  const int widths[] = {8, 16};
+  int ran = 0;
+  for (int i = 0; ran < 12 && i < 1000; ++i) {
+    const int width = widths[pick(0, 1)], groups = 64 / width * pick(1, 3);
+    Conv2dProblem p = problem(pick(1, 3), pick(3, 20), pick(3, 20), groups * width, groups * width, pick(1, 5),
+                              pick(1, 5), pick(0, 2), pick(1, 3), pick(1, 2), groups,
+                              pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;
+    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    Conv2dArguments args;  // planned only: any 16-byte aligned addresses
+    args.problem = p, args.x = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.y = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    ASSERT_TRUE(conv_detail::plan_fprop(args, device).packed_groups) << describe(t) << ": not packed";
+    run_case(t, 1600 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 12);
+}
 // Depthwise layers on the direct kernels (depthwise_problems.hpp), with the epilogue.
 TEST(Conv2dFprop, DepthwiseDirectKernels) {
   int seed = 30;

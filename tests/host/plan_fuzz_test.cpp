@@ -43,6 +43,7 @@ DeviceInfo random_device(Rng& rng) {
   d.tma_encoder = d.wgmma() && testing::chance(rng, 0.9);
   d.stream_k = testing::chance(rng, 0.9);
   d.conv_as_gemm = testing::chance(rng, 0.8);
+  d.packed_groups = testing::chance(rng, 0.8);
   d.smem_per_block = (cc == 80 ? 163 : cc == 90 || cc == 100 ? 227 : 99) * 1024;  // opted-in, per block
   return d;
 }
@@ -50,7 +51,8 @@ std::string describe(const DeviceInfo& d) {
   return std::to_string(d.sms) + " SMs, sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
          std::to_string(d.smem_per_block / 1024) + " KiB per block" +
          (d.sm90_kernels ? "" : ", TESSEL_DISABLE_SM90") + (d.tma_encoder ? "" : ", no TMA encoder") +
-         (d.stream_k ? "" : ", TESSEL_DISABLE_STREAM_K") + (d.conv_as_gemm ? "" : ", TESSEL_DISABLE_CONV_AS_GEMM");
+         (d.stream_k ? "" : ", TESSEL_DISABLE_STREAM_K") + (d.conv_as_gemm ? "" : ", TESSEL_DISABLE_CONV_AS_GEMM") +
+         (d.packed_groups ? "" : ", TESSEL_DISABLE_PACKED_GROUPS");
 }
 
 // A fake address (never dereferenced: planning only looks at alignment) in its own 64 GiB
@@ -180,6 +182,28 @@ bool aligned16(std::initializer_list<const void*> pointers) {
   return true;
 }
 
+// Groups packed into blocks of 64 channels (conv/packed_groups.hpp): taken exactly for C = K a
+// multiple of 64 in groups of 8 or 16 channels (dgrad: 8 to 32; wgrad: 4 to 16), with `aligned` tensors and
+// the block-diagonal filter within the tensor limit; the layer then planned is the same one in
+// C/64 groups, valid, and never packed again.
+bool check_packed_groups(bool packed, const Conv2dProblem& layer, conv_detail::ConvDirection direction,
+                         const Conv2dProblem& pb, bool aligned, const DeviceInfo& device) {
+  const int cg = pb.channels_per_group();
+  const bool wgrad = direction == conv_detail::ConvDirection::kWgrad;
+  const bool dgrad = direction == conv_detail::ConvDirection::kDgrad;
+  const bool packs = device.packed_groups && aligned && pb.groups > 1 && pb.c == pb.k && pb.c % 64 == 0 &&
+                     ((cg == 4 && wgrad) || cg == 8 || cg == 16 || (cg == 32 && dgrad)) &&
+                     (long long)pb.k * pb.r * pb.s * 64 <= kMaxConvTensorElements;
+  EXPECT_EQ(packed, packs);
+  if (!packed) return false;
+  Conv2dProblem expected = pb;
+  expected.groups = pb.c / 64;
+  EXPECT_EQ(testing::describe(layer), testing::describe(expected));
+  EXPECT_TRUE(validate(layer).ok()) << validate(layer).message();
+  EXPECT_FALSE(conv_detail::packs_groups(direction, layer, true, device));
+  return true;
+}
+
 // The taps r' (stored or flipped) that reach phase ph of one dimension, by the definition:
 // h = ph + i*stride is reached by tap r' when h + pad - r'*dilation is a multiple of stride.
 int taps_by_definition(int ph, int pad, int stride, int dilation, int taps) {
@@ -219,6 +243,11 @@ void check_fprop(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   GemmArguments g;
   check_as_gemm(conv_detail::fprop_as_gemm(args, device, &g), g, pb, device);
   const conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
+  if (check_packed_groups(plan.packed_groups, plan.problem, conv_detail::ConvDirection::kFprop, pb, aligned16({args.x}),
+                          device)) {
+    EXPECT_EQ(plan.w_copy_bytes, std::size_t(pb.k) * pb.r * pb.s * 64 * data_type_bytes(args.input_type));
+    return;
+  }
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kFprop, pb, aligned16({args.x, args.y})))
     return;
   const Conv2dProblem& kp = plan.problem;
@@ -294,6 +323,11 @@ void check_dgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   GemmArguments g;
   check_as_gemm(conv_detail::dgrad_as_gemm(args, device, &g), g, pb, device);
   const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
+  if (check_packed_groups(plan.packed_groups, plan.filter, conv_detail::ConvDirection::kDgrad, pb,
+                          aligned16({args.dy}), device)) {
+    EXPECT_EQ(plan.w_copy_bytes, std::size_t(pb.k) * pb.r * pb.s * 64 * data_type_bytes(args.input_type));
+    return;
+  }
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kDgrad, pb, aligned16({args.dy, args.dx})))
     return;
   // Space-to-depth where dY allows 16-byte loads, W does not, and the form shortens the
@@ -359,6 +393,11 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   GemmArguments g;
   check_as_gemm(conv_detail::wgrad_as_gemm(args, device, &g), g, pb, device);
   const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
+  if (check_packed_groups(plan.packed_groups, plan.problem, conv_detail::ConvDirection::kWgrad, pb,
+                          aligned16({args.dy, args.x}), device)) {
+    EXPECT_EQ(plan.dw_copy_bytes, std::size_t(pb.k) * pb.r * pb.s * 64 * 4);
+    return;
+  }
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kWgrad, pb, aligned16({args.dy, args.x})))
     return;
   // Space-to-depth where dY allows 16-byte loads, X does not, and the form shortens the
