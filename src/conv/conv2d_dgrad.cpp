@@ -9,7 +9,8 @@
 //   D  the phase's rows of dX, columns g*C/G.. (RowScatter; with stride 1 simply ldd = C)
 // Groups of 8 to 32 channels run as groups of 64 over a block-diagonal copy of W
 // (conv/packed_groups.hpp); depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8)
-// otherwise on a direct kernel, without phases (conv/depthwise_direct.hpp). On an H100 the ungrouped phases run on
+// otherwise on a direct kernel, without phases (conv/depthwise_direct.hpp). On an H100 the
+// ungrouped phases run on
 // the TMA kernel instead (dgrad_operand_sm90.hpp). Strided layers with few channels (the RGB
 // stem) run as the stride-1 dgrad of their space-to-depth form (conv/space_to_depth.hpp).
 #include <cstdint>

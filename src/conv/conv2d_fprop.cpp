@@ -6,7 +6,8 @@
 //      (a K-major matrix, ldb = R*S*C/G), D the group's K/G columns of Y (ldd = K).
 // Groups of 8 or 16 channels run as groups of 64 over a block-diagonal copy of W
 // (conv/packed_groups.hpp); depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8)
-// otherwise on a direct kernel (conv/depthwise_direct.hpp). Strided layers with few channels (the RGB stem) run as
+// otherwise on a direct kernel (conv/depthwise_direct.hpp). Strided layers with few channels
+// (the RGB stem) run as
 // the stride-1 layer of their space-to-depth copies (conv/space_to_depth.hpp).
 // On an H100, ungrouped layers of 64 or more channels run on the TMA kernel instead: the same
 // GEMM with A loaded in the engine's im2col mode, K rounded up per tap to 64-channel tiles

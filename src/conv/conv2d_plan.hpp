@@ -89,8 +89,9 @@ Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb);
 DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms);
 
 // Groups of 8 to 16 channels (dgrad: 8 to 32, wgrad: 4 to 16), C = K a multiple of 64, run as
-// C/64 groups of 64 channels over a block-diagonal filter (conv/packed_groups.hpp) where device.packed_groups and
-// `aligned` (the tensors the 64-channel layer reads by vectors are 16-byte aligned). The
+// C/64 groups of 64 channels over a block-diagonal filter (conv/packed_groups.hpp) where
+// device.packed_groups and `aligned` (the activations the 64-channel layer reads by vectors
+// are 16-byte aligned). The
 // direction's plan then holds only that layer (`packed_groups`, `problem` or `filter`): its
 // runner makes the copies and plans the layer of 64-channel groups when it runs it.
 bool packs_groups(ConvDirection direction, const Conv2dProblem& pb, bool aligned, const DeviceInfo& device);
@@ -117,7 +118,8 @@ bool wgrad_as_gemm(const Conv2dWgradArguments& args, const DeviceInfo& device, G
 // eight 2-byte loads. Grouped layers, and copies past 2^31 elements, take the narrow path.
 struct FpropPlan {
   DepthwisePlan depthwise;      // depthwise.direct: the direct kernel, and nothing below
-  bool packed_groups = false;   // packs_groups: the layer `problem` over a copy of W (w_copy_bytes), nothing below
+  bool packed_groups = false;   // packs_groups: the layer `problem` over a copy of W (w_copy_bytes);
+                                // nothing below
   bool space_to_depth = false;  // X and W run on space-to-depth copies (x_copy_bytes, w_copy_bytes)
   bool pad_channels = false;    // X and W run on zero-padded copies (x_copy_bytes, w_copy_bytes)
   Conv2dProblem problem;        // as the kernels see it: space_to_depth_problem, or C8 channels
@@ -136,7 +138,8 @@ struct DgradPhasePlan {
 };
 struct DgradPlan {
   DepthwisePlan depthwise;  // depthwise.direct: the direct kernel, and nothing below
-  bool packed_groups = false;  // packs_groups: the layer `filter` over a copy of W (w_copy_bytes), nothing below
+  bool packed_groups = false;  // packs_groups: the layer `filter` over a copy of W (w_copy_bytes);
+                               // nothing below
   // A strided layer with few channels whose space-to-depth form has the shorter reduction (as
   // fprop's): the stride-1 dgrad of that form (`space_to_depth_problem`, one phase) from dY and
   // a copy W' (w_copy_bytes) into an fp32 dX' (dx_copy_bytes), then dX from dX' with the
