@@ -183,9 +183,9 @@ bool aligned16(std::initializer_list<const void*> pointers) {
 }
 
 // Groups packed into blocks of 64 channels (conv/packed_groups.hpp): taken exactly for C = K a
-// multiple of 64 in groups of 8 or 16 channels (dgrad: 8 to 32; wgrad: 4 to 16), with `aligned` tensors and
-// the block-diagonal filter within the tensor limit; the layer then planned is the same one in
-// C/64 groups, valid, and never packed again.
+// multiple of 64 in groups of 8 or 16 channels (dgrad: 8 to 32; wgrad: 4 to 16), with
+// `aligned` tensors and the block-diagonal filter within the tensor limit; the layer then
+// planned is the same one in C/64 groups, valid, and never packed again.
 bool check_packed_groups(bool packed, const Conv2dProblem& layer, conv_detail::ConvDirection direction,
                          const Conv2dProblem& pb, bool aligned, const DeviceInfo& device) {
   const int cg = pb.channels_per_group();
