@@ -412,6 +412,37 @@ TEST(Conv2dDgrad, ManyChannelsTakeTheLargeTile) {
   run_dgrad({problem(2, 10, 10, 200, 16, 3, 3, 1, 2), DataType::kF16, DataType::kBF16, 1.0f, 1.0f, true}, 58);
 }
 
+// A case of layer p as the random backward tests draw it: input and output types, alpha and
+// beta (dgrad: the bias and activation too), at times the output as its own residual.
+template <class Pick>
+Case random_case(const Conv2dProblem& p, bool dgrad, Pick& pick) {
+  Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+         pick(0, 1) ? 0.0f : 0.5f};
+  if (dgrad) t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
+  t.residual_is_output = t.beta != 0.0f && pick(0, 1);
+  return t;
+}
+// p's plans at any 16-byte aligned addresses (planned only, never run).
+conv_detail::DgradPlan planned_dgrad(const Conv2dProblem& p, const DeviceInfo& device) {
+  Conv2dDgradArguments d;
+  d.problem = p, d.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+  d.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), d.dx = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+  return conv_detail::plan_dgrad(d, device);
+}
+conv_detail::WgradPlan planned_wgrad(const Conv2dProblem& p, const DeviceInfo& device) {
+  Conv2dWgradArguments w;
+  w.problem = p, w.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+  w.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), w.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+  return conv_detail::plan_wgrad(w, device);
+}
+void run_direction(bool dgrad, Case const& t, unsigned seed) {
+  if (dgrad) {
+    run_dgrad(t, seed);
+  } else {
+    run_wgrad(t, seed);
+  }
+}
+
 TEST(Conv2dDgrad, StemSevenBySevenStrideTwoWithThreeChannels) {
   run_dgrad({problem(1, 30, 30, 3, 16, 7, 7, 3, 2)}, 60);  // C = 3: space-to-depth
 }
@@ -432,23 +463,9 @@ void space_to_depth_layers(bool dgrad, unsigned seed, unsigned first_case) {
                               pick(0, 4), 2, 1, 1, pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
     p.stride_h = pick(1, 4), p.stride_w = pick(2, 4), p.pad_w = pick(0, 4);
     if (!validate(p).ok()) continue;
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f};
-    if (dgrad) t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
-    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
-    Conv2dDgradArguments d;  // planned only: any 16-byte aligned addresses
-    Conv2dWgradArguments w;
-    d.problem = w.problem = p;
-    d.dy = w.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
-    d.w = w.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
-    d.dx = w.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
-    if (!(dgrad ? conv_detail::plan_dgrad(d, device).space_to_depth : conv_detail::plan_wgrad(w, device).space_to_depth))
-      continue;
-    if (dgrad) {
-      run_dgrad(t, first_case + i);
-    } else {
-      run_wgrad(t, first_case + i);
-    }
+    const Case t = random_case(p, dgrad, pick);
+    if (!(dgrad ? planned_dgrad(p, device).space_to_depth : planned_wgrad(p, device).space_to_depth)) continue;
+    run_direction(dgrad, t, first_case + i);
     ++ran;
     if (::testing::Test::HasFailure()) return;
   }
@@ -473,23 +490,10 @@ void packed_groups_layers(bool dgrad, unsigned seed, unsigned first_case) {
                               pick(1, 5), pick(0, 2), pick(1, 3), pick(1, 2), groups,
                               pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
     if (!validate(p).ok()) continue;
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f};
-    if (dgrad) t.bias = pick(0, 1), t.act = Activation(pick(0, 2));
-    t.residual_is_output = t.beta != 0.0f && pick(0, 1);
-    Conv2dDgradArguments d;  // planned only: any 16-byte aligned addresses
-    Conv2dWgradArguments w;
-    d.problem = w.problem = p;
-    d.dy = w.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
-    d.w = w.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
-    d.dx = w.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
-    ASSERT_TRUE(dgrad ? conv_detail::plan_dgrad(d, device).packed_groups : conv_detail::plan_wgrad(w, device).packed_groups)
+    const Case t = random_case(p, dgrad, pick);
+    ASSERT_TRUE(dgrad ? planned_dgrad(p, device).packed_groups : planned_wgrad(p, device).packed_groups)
         << describe(t) << ": not packed";
-    if (dgrad) {
-      run_dgrad(t, first_case + i);
-    } else {
-      run_wgrad(t, first_case + i);
-    }
+    run_direction(dgrad, t, first_case + i);
     ++ran;
     if (::testing::Test::HasFailure()) return;
   }

@@ -125,6 +125,21 @@ Conv2dProblem problem(int n, int h, int w, int c, int k, int r, int s, int pad, 
   return p;
 }
 
+// A case of layer p as the random tests draw it: input and output types, alpha, beta, the bias
+// and the activation.
+template <class Pick>
+Case random_case(const Conv2dProblem& p, Pick& pick) {
+  return {p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
+          pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+}
+// p's plan at any 16-byte aligned addresses (planned only, never run).
+conv_detail::FpropPlan planned_fprop(const Conv2dProblem& p, const DeviceInfo& device) {
+  Conv2dArguments args;
+  args.problem = p, args.x = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+  args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.y = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+  return conv_detail::plan_fprop(args, device);
+}
+
 TEST(Conv2dFprop, ThreeByThreeSamePadding) { run_case({problem(2, 9, 11, 16, 24, 3, 3, 1, 1)}, 1); }
 TEST(Conv2dFprop, OneByOne) { run_case({problem(3, 7, 5, 32, 40, 1, 1, 0, 1)}, 2); }
 // Ungrouped 1x1 layers with stride 1 and no padding run as tessel::gemm (conv2d_plan.hpp's
@@ -136,8 +151,7 @@ TEST(Conv2dFprop, OneByOneLayersRunAsGemms) {
   for (int i = 0; i < 12; ++i) {
     const int c = pick(0, 2) ? 8 * pick(1, 40) : pick(1, 70), k = pick(0, 2) ? 8 * pick(1, 40) : pick(1, 70);
     Conv2dProblem p = problem(pick(1, 4), pick(1, 30), pick(1, 30), c, k, 1, 1, 0, 1);
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    const Case t = random_case(p, pick);
     GemmArguments g;
     ASSERT_TRUE(conv_detail::fprop_as_gemm(Conv2dArguments{p}, DeviceInfo{}, &g));
     run_case(t, 700 + i);
@@ -162,12 +176,8 @@ TEST(Conv2dFprop, SpaceToDepthRandomLayers) {
                               pick(0, 4), 2, 1, 1, pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
     p.stride_h = pick(1, 4), p.stride_w = pick(2, 4), p.pad_w = pick(0, 4);
     if (!validate(p).ok()) continue;
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
-    Conv2dArguments args;  // planned only: any 16-byte aligned addresses
-    args.problem = p, args.x = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
-    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.y = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
-    if (!conv_detail::plan_fprop(args, device).space_to_depth) continue;
+    const Case t = random_case(p, pick);
+    if (!planned_fprop(p, device).space_to_depth) continue;
     run_case(t, 500 + i);
     ++ran;
     if (HasFailure()) return;
@@ -211,12 +221,8 @@ TEST(Conv2dFprop, GroupsPackedIntoBlocksOf64) {
                               pick(1, 5), pick(0, 2), pick(1, 3), pick(1, 2), groups,
                               pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
     if (!validate(p).ok()) continue;
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
-    Conv2dArguments args;  // planned only: any 16-byte aligned addresses
-    args.problem = p, args.x = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
-    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36), args.y = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
-    ASSERT_TRUE(conv_detail::plan_fprop(args, device).packed_groups) << describe(t) << ": not packed";
+    const Case t = random_case(p, pick);
+    ASSERT_TRUE(planned_fprop(p, device).packed_groups) << describe(t) << ": not packed";
     run_case(t, 1600 + i);
     ++ran;
     if (HasFailure()) return;
@@ -269,8 +275,7 @@ TEST(Conv2dFprop, RandomProblems) {
                               pick(0, 2), pick(1, 3), pick(1, 2), groups,
                               pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
     if (!validate(p).ok()) continue;  // the filter does not fit: validate's own tests cover it
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    const Case t = random_case(p, pick);
     run_case(t, 100 + i);
     ++ran;
     if (HasFailure()) return;
@@ -296,8 +301,7 @@ TEST(Conv2dFprop, TmaKernelRandomProblems) {
     if (i % 3 == 0) p.stride_h = 1, p.stride_w = 2;  // unequal strides and pads
     if (i % 4 == 0) p.pad_w = 0;
     if (!validate(p).ok()) continue;
-    Case t{p, pick(0, 1) ? DataType::kF16 : DataType::kBF16, DataType(pick(0, 2)), pick(0, 1) ? 1.0f : 0.75f,
-           pick(0, 1) ? 0.0f : 0.5f, bool(pick(0, 1)), Activation(pick(0, 2))};
+    const Case t = random_case(p, pick);
     if (DeviceInfo device; current_device("test", &device).ok() && device.wgmma()) {
       void *x = nullptr, *w = nullptr;  // any 16-byte aligned addresses: the maps are only encoded
       ASSERT_EQ(cudaMalloc(&x, 256), cudaSuccess);
