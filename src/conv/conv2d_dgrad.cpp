@@ -186,7 +186,8 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
     // K = 0 for a phase with no taps: the epilogue alone.
     const GemmParams params{args.dy, w, gemm.m, gemm.n, gemm.k, 0, 0, kg, w_stride, 1, 1 << 30, epilogue};
     auto launch = [&](GemmParams const& p, int groups) {
-      if (gemm.tile.tma) return sm90::run_conv_dgrad_tma(args.input_type, gemm.tile, p, tma[i].a, tma[i].b, stream);
+      if (gemm.tile.tma)
+        return sm90::run_conv_dgrad_tma(args.input_type, gemm.tile, p, groups, tma[i].a, tma[i].b, stream);
       return sm80::run_conv_dgrad(args.input_type, plan.narrow, gemm.optimized, gemm.tile, p, plan.filter, phase,
                                   groups, stream);
     };

@@ -53,7 +53,7 @@ Status run(const Conv2dArguments& args, const conv_detail::FpropPlan& plan, cons
                                                  args.output_type, vector_ok)};
   params.epilogue.d_batch_stride = params.epilogue.c_batch_stride = params.epilogue.bias_batch_stride = kg;
   auto launch = [&](GemmParams const& p, int groups) {
-    if (gemm.tile.tma) return sm90::run_conv_fprop_tma(args.input_type, gemm.tile, p, tma_a, tma_b, stream);
+    if (gemm.tile.tma) return sm90::run_conv_fprop_tma(args.input_type, gemm.tile, p, groups, tma_a, tma_b, stream);
     return sm80::run_conv_fprop(args.input_type, plan.narrow, gemm.optimized, gemm.tile, p, pb, groups, stream);
   };
   if (cudaError_t e = conv_detail::run_groups(params, gemm, ib, ob, workspace.get<float>(), stream, launch);

@@ -68,7 +68,8 @@ void finish(ConvGemm& g, int sms) {
 // DgradPlan::one_launch: the phases' GEMMs as the batches of one TMA launch, where they allow it.
 void plan_dgrad_one_launch(DgradPlan& plan, int sms) {
   const int phases = int(plan.phases.size());
-  if (phases < 2 || phases > kDgradTmaMaxPhases) return;
+  // (the launch's batches are the phases: groups run a launch per phase, the groups its batches)
+  if (phases < 2 || phases > kDgradTmaMaxPhases || plan.filter.groups != 1) return;
   ConvGemm one;
   bool any_taps = false;
   for (const DgradPhasePlan& ph : plan.phases) {
@@ -265,9 +266,10 @@ FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
   g.optimized = ActivationIteratorOptimized<1>::supports(kp);
   g.tile = sm80::conv_tile_n(kg, plan.narrow, g.optimized, device.wgmma());
   g.m = kp.n * kp.p() * kp.q(), g.n = kg, g.k = kp.r * kp.s * cg, g.groups = kp.groups;
-  // On the wgmma kernels, layers of at least 64 channels take the TMA kernel when the engine
-  // can describe them; its K runs over whole 64-channel tiles of each tap.
-  if (g.tile.wgmma && device.tma_encoder && kp.c >= sm80::kConvTileKTma &&
+  // On the wgmma kernels, layers of at least 64 channels (a group) take the TMA kernel when the
+  // engine can describe them; its K runs over whole 64-channel tiles of each tap. Groups are
+  // its batches, all in one launch: at most 65535 grid layers of groups and K splits (64 at most).
+  if (g.tile.wgmma && device.tma_encoder && cg >= sm80::kConvTileKTma && kp.groups <= 65535 / 64 &&
       sm90::plan_fprop_tma(kp, operands_aligned, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
     g.tile.tma = true;
     g.tile.k = sm80::kConvTileKTma;
@@ -321,10 +323,10 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
       g.optimized = ActivationIteratorOptimized<1>::supports(phase.fprop);
       g.tile = sm80::conv_tile_n(cg, plan.narrow, g.optimized, device.wgmma());
       g.m = pb.n * phase.rows * phase.cols, g.n = cg, g.k = taps * kg, g.groups = pb.groups;
-      // On the wgmma kernels, phases whose dY has 64 or more channels take the TMA kernel when
-      // the engine can describe them: A is the phase's im2col over dY, its K whole 64-filter
-      // tiles per tap.
-      if (g.tile.wgmma && device.tma_encoder && taps > 0 && pb.k >= sm80::kConvTileKTma &&
+      // On the wgmma kernels, phases whose dY has 64 or more channels (a group) take the TMA
+      // kernel when the engine can describe them: A is the phase's im2col over dY, its K whole
+      // 64-filter tiles per tap; groups are the batches of the phase's launch (as fprop's).
+      if (g.tile.wgmma && device.tma_encoder && taps > 0 && kg >= sm80::kConvTileKTma && pb.groups <= 65535 / 64 &&
           sm90::plan_dgrad_tma(plan.filter, phase, !plan.narrow, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
         g.tile.tma = true;
         g.tile.k = sm80::kConvTileKTma;
@@ -381,11 +383,12 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
       choose_split(g.m, g.n, g.k, g.tile, device.sms, g.groups).splits == 1) {
     g.tile.m = sm80::kConvSmallTile;
   }
-  // On the wgmma kernels, layers of whole 64-channel blocks take the TMA kernel when the engine
-  // can describe them (conv_tma_maps.hpp); K tiles of 64 pixels. Not 1x1 layers: on ResNet-50's
+  // On the wgmma kernels, layers of whole 64-channel blocks (a group's; the groups as its
+  // batches) take the TMA kernel when the engine can describe them (conv_tma_maps.hpp); K tiles
+  // of 64 pixels. Not 1x1 layers: on ResNet-50's
   // five at N = 32 the cp.async kernel was 7-17% faster, on its eight larger filters 3-45%
   // slower (docs/PERFORMANCE.md, 2026-11-26, ninth session).
-  if (g.tile.wgmma && device.tma_encoder && !plan.pad_channels && kp.r * kp.s > 1 &&
+  if (g.tile.wgmma && device.tma_encoder && !plan.pad_channels && kp.r * kp.s > 1 && kp.groups <= 65535 / 64 &&
       sm90::plan_wgrad_tma(kp, aligned(args.dy, 16) && aligned(args.x, 16), &g.tma)) {
     g.tile.tma = true;
     g.tile.k = sm80::kConvTileKTma;

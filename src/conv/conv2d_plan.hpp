@@ -6,8 +6,9 @@
 //
 // Each direction runs one GEMM shape for every group, the groups as the kernel's batches (one
 // grid layer each: a single launch), on
-//   - the TMA kernel (sm_90a; ungrouped layers of 64 or more input channels, for wgrad a
-//     multiple of 64 and filters other than 1x1, that the engine can describe:
+//   - the TMA kernel (sm_90a; fprop of 64 or more channels, dgrad of 64 or more filters, wgrad
+//     of whole 64-channel blocks and filters other than 1x1; a grouped layer's groups whole
+//     64-channel blocks, dgrad's 64-filter blocks; that the engine can describe:
 //     conv_tma_maps.hpp), else
 //   - the cp.async wgmma kernel (sm_90a; the 16-byte path with the optimized iterator), else
 //   - the sm80 kernel: 16-byte loads, or the narrow (element-wise) path,

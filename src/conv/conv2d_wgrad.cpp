@@ -144,7 +144,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   const GemmParams params{args.dy, x, gemm.m, gemm.n, gemm.k, pb.k, 0, kg, plan.problem.channels_per_group(), 1,
                           1 << 30, out};
   auto launch = [&](GemmParams const& p, int groups) {
-    if (gemm.tile.tma) return sm90::run_conv_wgrad_tma(args.input_type, gemm.tile, p, tma_dy, tma_x, stream);
+    if (gemm.tile.tma) return sm90::run_conv_wgrad_tma(args.input_type, gemm.tile, p, groups, tma_dy, tma_x, stream);
     return sm80::run_conv_wgrad(args.input_type, plan.narrow, gemm.tile, p, plan.problem, groups, stream);
   };
   if (cudaError_t e = conv_detail::run_groups(params, gemm, ib, ob, workspace.get<float>(), stream, launch);

@@ -39,28 +39,29 @@ cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, int ba
 
 #if defined(TESSEL_HAS_SM90A)
 template <class Element, int TileM>
-cudaError_t run_wgrad(GemmParams const& p, TmaMatrix const& dy, ConvWgradActivationTmaB const& x, cudaStream_t stream) {
+cudaError_t run_wgrad(GemmParams const& p, int groups, TmaMatrix const& dy, ConvWgradActivationTmaB const& x,
+                      cudaStream_t stream) {
   const MatrixTmaSource<Major::kMN, TileM, sm80::kConvTileKTma> a{dy};
-  return launch_gemm_sm90_tma<sm80::WgradConfigTma<Element, TileM>, false>(p, 1, stream, a, x);
+  return launch_gemm_sm90_tma<sm80::WgradConfigTma<Element, TileM>, false>(p, groups, stream, a, x);
 }
 template <class Element>
-cudaError_t run_wgrad(sm80::ConvTile tile, GemmParams const& p, TmaMatrix const& dy, ConvWgradActivationTmaB const& x,
-                      cudaStream_t stream) {
-  return tile.m < sm80::kConvTile ? run_wgrad<Element, sm80::kConvSmallTile>(p, dy, x, stream)
-                                  : run_wgrad<Element, sm80::kConvTile>(p, dy, x, stream);
+cudaError_t run_wgrad(sm80::ConvTile tile, GemmParams const& p, int groups, TmaMatrix const& dy,
+                      ConvWgradActivationTmaB const& x, cudaStream_t stream) {
+  return tile.m < sm80::kConvTile ? run_wgrad<Element, sm80::kConvSmallTile>(p, groups, dy, x, stream)
+                                  : run_wgrad<Element, sm80::kConvTile>(p, groups, dy, x, stream);
 }
 #endif
 
 }  // namespace
 
-cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
-                               ConvFilterTmaB const& b, cudaStream_t stream) {
-  return run<FpropConfig>(input, tile, p, 1, a, b, stream);
+cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, int groups,
+                               ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream) {
+  return run<FpropConfig>(input, tile, p, groups, a, b, stream);
 }
 
-cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, ConvFpropTmaA const& a,
-                               ConvDgradFilterTmaB const& b, cudaStream_t stream) {
-  return run<DgradConfig>(input, tile, p, 1, a, b, stream);
+cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& p, int groups,
+                               ConvFpropTmaA const& a, ConvDgradFilterTmaB const& b, cudaStream_t stream) {
+  return run<DgradConfig>(input, tile, p, groups, a, b, stream);
 }
 
 static_assert(BatchShapedSource<ConvDgradPhasesTmaA> && !BatchShapedSource<ConvFpropTmaA>,
@@ -71,14 +72,14 @@ cudaError_t run_conv_dgrad_phases_tma(DataType input, sm80::ConvTile tile, GemmP
   return run<DgradConfig>(input, tile, params, phases, a, b, stream);
 }
 
-cudaError_t run_conv_wgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, TmaMatrix const& dy,
-                               ConvWgradActivationTmaB const& x, cudaStream_t stream) {
+cudaError_t run_conv_wgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int groups,
+                               TmaMatrix const& dy, ConvWgradActivationTmaB const& x, cudaStream_t stream) {
 #if defined(TESSEL_HAS_SM90A)
   if (tile.persistent || tile.n != sm80::kConvTile) return cudaErrorInvalidValue;  // planned: conv2d_plan.cpp
-  return input == DataType::kF16 ? run_wgrad<Half>(tile, params, dy, x, stream)
-                                 : run_wgrad<BFloat16>(tile, params, dy, x, stream);
+  return input == DataType::kF16 ? run_wgrad<Half>(tile, params, groups, dy, x, stream)
+                                 : run_wgrad<BFloat16>(tile, params, groups, dy, x, stream);
 #else
-  (void)input, (void)tile, (void)params, (void)dy, (void)x, (void)stream;
+  (void)input, (void)tile, (void)params, (void)groups, (void)dy, (void)x, (void)stream;
   return cudaErrorNotSupported;  // planned only where DeviceInfo::wgmma()
 #endif
 }

@@ -17,20 +17,21 @@
 namespace tessel::sm90 {
 
 // Launch one GEMM (tile.tma; operands from conv_tma_maps.hpp, p.k a whole number of
-// kConvTileKTma tiles per tap), persistent where tile.persistent (conv2d_plan.cpp).
-// cudaErrorNotSupported where libtessel has no sm_90a code.
-cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& params,
+// kConvTileKTma tiles per tap), persistent where tile.persistent (conv2d_plan.cpp); fprop's
+// and a dgrad phase's `groups` as its batches. cudaErrorNotSupported where libtessel has no sm_90a code.
+cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int groups,
                                ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);
-cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params,
+cudaError_t run_conv_dgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int groups,
                                ConvFpropTmaA const& a, ConvDgradFilterTmaB const& b, cudaStream_t stream);
 // Every stride phase of a dgrad in one launch, phase b as batch b (params.m: the most rows of a
 // phase; params.splits 1).
 cudaError_t run_conv_dgrad_phases_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int phases,
                                       ConvDgradPhasesTmaA const& a, ConvDgradPhasesTmaB const& b, cudaStream_t stream);
 
-// wgrad (tile.tma, not persistent): dy the map of dY as the MN-major (K, N*P*Q) matrix,
-// params.k = N*P*Q, split along it as params says (params.splits layers).
-cudaError_t run_conv_wgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, TmaMatrix const& dy,
-                               ConvWgradActivationTmaB const& x, cudaStream_t stream);
+// wgrad (tile.tma, not persistent): dy the map of dY as the MN-major (K/G, N*P*Q) matrix of
+// each of the `groups` (the batches), params.k = N*P*Q, split along it as params says
+// (params.splits layers a group).
+cudaError_t run_conv_wgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int groups,
+                               TmaMatrix const& dy, ConvWgradActivationTmaB const& x, cudaStream_t stream);
 
 }  // namespace tessel::sm90

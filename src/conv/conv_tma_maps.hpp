@@ -26,8 +26,9 @@ struct ConvTmaMaps {
   int gemm_k = 0;                  // the GEMM's K (fprop, dgrad: each tap's channels in whole tile_k tiles)
 };
 
-// fprop of pb (X and W 16-byte aligned: `aligned`) on the (tile_m, tile_n, tile_k) kernel;
-// false when the TMA kernel cannot run it.
+// fprop of pb (X and W 16-byte aligned: `aligned`) on the (tile_m, tile_n, tile_k) kernel, its
+// groups as the launch's batches (each group's channels whole tile_k tiles); false when the
+// TMA kernel cannot run it.
 bool plan_fprop_tma(const Conv2dProblem& pb, bool aligned, int tile_m, int tile_n, int tile_k, ConvTmaMaps* out);
 
 // dgrad, one stride phase with rows and taps: A over dY, B the filter (filter.c its channels).
@@ -35,8 +36,9 @@ bool plan_dgrad_tma(const Conv2dProblem& filter, const DgradPhase& phase, bool a
                     int tile_k, ConvTmaMaps* out);
 
 // wgrad of pb (dY and X 16-byte aligned: `aligned`) on the (tile_m, 128, 64) kernel: A dY as
-// the MN-major (K, N*P*Q) matrix, B X's im2col walk over the output grid in boxes of 64
-// channels x 64 pixels. false when the TMA kernel cannot run it.
+// the MN-major (K/G, N*P*Q) matrix of each group, B X's im2col walk over the output grid in
+// boxes of 64 channels x 64 pixels; the groups (whole 64-channel blocks) as the launch's
+// batches. false when the TMA kernel cannot run it.
 bool plan_wgrad_tma(const Conv2dProblem& pb, bool aligned, ConvTmaMaps* out);
 
 }  // namespace tessel::sm90

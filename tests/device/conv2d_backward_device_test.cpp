@@ -542,6 +542,40 @@ TEST(Conv2dDgrad, GroupsInOneLaunch) {
             87);
 }
 
+// Groups whose filters are whole 64-filter K tiles run on the TMA kernel, a launch per stride
+// phase with the groups as its batches (dgrad_operand_sm90.hpp): 64 or 128 filters and 8 to 136
+// channels a group, strides 1-3, pads, dilation, both modes, split-K (few tiles, deep
+// reductions), every type pair, the bias, activations and the output as its own residual. On
+// such a device each case first requires every phase with taps to take the TMA kernel.
+TEST(Conv2dDgrad, TmaKernelGroupsAsBatches) {
+  std::mt19937 rng(5252);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  int ran = 0;
+  for (int i = 0; ran < 16 && i < 1000; ++i) {
+    const int groups = pick(2, 4), kg = 64 * pick(1, 2), cg = 8 * pick(1, 17);
+    const bool deep = i % 5 == 1;
+    Conv2dProblem p = problem(pick(1, 3), deep ? pick(3, 5) : pick(3, 20), deep ? pick(3, 5) : pick(3, 20),
+                              groups * cg, groups * (deep ? 512 : kg), deep ? 3 : pick(1, 5), deep ? 3 : pick(1, 5),
+                              pick(0, 2), deep ? 1 : pick(1, 3), deep ? 1 : pick(1, 2), groups,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;
+    const Case t = random_case(p, true, pick);
+    if (device.wgmma() && device.tma_encoder) {
+      const conv_detail::DgradPlan plan = planned_dgrad(p, device);
+      ASSERT_FALSE(plan.packed_groups || plan.depthwise.direct) << describe(t);
+      for (const conv_detail::DgradPhasePlan& ph : plan.phases)
+        ASSERT_TRUE(ph.gemm.tile.tma || ph.phase.taps_r == 0 || ph.phase.taps_s == 0)
+            << describe(t) << ": a phase not on the TMA kernel";
+    }
+    run_dgrad(t, 1900 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 16);
+}
+
 // Filters of more than 32 taps (small images, large pads).
 // Phases whose dY has 64 or more channels run on the TMA kernel on an H100
 // (src/conv/conv2d_dgrad.cpp): strides 1-3 (one to nine phases, each its own im2col walk),
@@ -884,6 +918,46 @@ TEST(Conv2dWgrad, TmaKernelRandomProblems) {
     run_wgrad(t, 1190 + ran++, true);
     if (HasFailure()) return;
   }
+}
+
+// Groups of whole 64-channel blocks run on the TMA kernel, the groups as its batches
+// (wgrad_operand_sm90.hpp): 64 or 128 channels and 8 to 136 filters a group (dY's box past a
+// group's filters reads zeros), strides, pads, dilation, both modes, split-K over long
+// reductions, every type pair, alpha and beta (the output as its own residual). On such a device
+// each case first requires the plan to take the TMA kernel.
+TEST(Conv2dWgrad, TmaKernelGroupsAsBatches) {
+  std::mt19937 rng(5353);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  void* buffer = nullptr;  // any 16-byte aligned address: the maps are only encoded
+  ASSERT_EQ(cudaMalloc(&buffer, 256), cudaSuccess);
+  int ran = 0;
+  for (int i = 0; ran < 16 && i < 1000; ++i) {
+    const int groups = pick(2, 4), cg = 64 * pick(1, 2), kg = 8 * pick(1, 17);
+    const bool long_reduction = i % 4 == 1;
+    const int r = pick(2, 5), s = pick(1, 5);
+    Conv2dProblem p = problem(long_reduction ? 8 : pick(1, 3), long_reduction ? pick(28, 40) : pick(3, 20),
+                              long_reduction ? pick(28, 40) : pick(3, 20), groups * cg, groups * kg, r, s, pick(0, 2),
+                              pick(1, 2), pick(1, 2), groups,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;
+    const Case t = random_case(p, false, pick);
+    if (device.wgmma() && device.tma_encoder) {
+      const conv_detail::WgradPlan plan = planned_wgrad(p, device);
+      ASSERT_TRUE(plan.gemm.tile.tma) << describe(t) << ": not on the TMA kernel";
+      // The driver takes dY's (K/G, N*P*Q, G) map, whose group stride is below its pixel stride
+      // (a refused map would quietly run the cp.async kernels).
+      CUtensorMap a, b;
+      EXPECT_TRUE(sm90::encode_tma_map(plan.gemm.tma.a, buffer, &a) && sm90::encode_tma_map(plan.gemm.tma.b, buffer, &b))
+          << describe(t) << ": the TMA engine refused a map";
+    }
+    run_wgrad(t, 1950 + i);
+    ++ran;
+    if (HasFailure()) break;
+  }
+  cudaFree(buffer);
+  if (!HasFailure()) EXPECT_EQ(ran, 16);
 }
 
 TEST(Conv2dWgrad, RandomProblems) {

@@ -318,6 +318,36 @@ TEST(Conv2dFprop, TmaKernelRandomProblems) {
     if (HasFailure()) return;
   }
 }
+// Groups whose channels are whole 64-channel K tiles run on the TMA kernel, the groups as its
+// batches (fprop_operand_sm90.hpp): 64 or 128 channels and 8 to 136 filters a group (a filter
+// box past the group's filters, the 64-wide tile), strides, pads, dilation, both modes, split-K
+// (few tiles, deep reductions) and the persistent form (1x1, many tiles), every type pair and
+// the epilogue. On such a device each case first requires the plan to take the TMA kernel.
+TEST(Conv2dFprop, TmaKernelGroupsAsBatches) {
+  std::mt19937 rng(9191);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  int ran = 0;
+  for (int i = 0; ran < 16 && i < 1000; ++i) {
+    const int groups = pick(2, 4), cg = 64 * pick(1, 2), kg = 8 * pick(1, 17);
+    const bool one_by_one = i % 5 == 0, deep = i % 5 == 1;
+    const int r = one_by_one ? 1 : deep ? 3 : pick(1, 5), s = one_by_one ? 1 : deep ? 3 : pick(1, 5);
+    const int hw = one_by_one ? pick(60, 90) : deep ? pick(3, 5) : pick(3, 20);
+    Conv2dProblem p = problem(one_by_one ? 2 : pick(1, 3), hw, hw + pick(0, 3), groups * cg, groups * kg, r, s,
+                              one_by_one ? 0 : pick(0, 2), one_by_one ? 1 : pick(1, 2), one_by_one ? 1 : pick(1, 2),
+                              groups, pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (deep) p.c = groups * 512, p.dilation_h = p.dilation_w = 1;
+    if (!validate(p).ok()) continue;
+    const Case t = random_case(p, pick);
+    if (device.wgmma() && device.tma_encoder)
+      ASSERT_TRUE(planned_fprop(p, device).gemm.tile.tma) << describe(t) << ": not on the TMA kernel";
+    run_case(t, 1800 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 16);
+}
 // Short reductions over more tiles than two blocks per SM hold (here more than 264 work items,
 // on an H100's 132 SMs) take the persistent form of the TMA kernel: several items per block,
 // the next item's loads overlapping this one's epilogue. Both tile widths, a partial channel

@@ -59,30 +59,34 @@ std::vector<int> box_rows(Pixel const& pixel, const Conv2dProblem& pb, int out_p
 }
 template <class Pixel>
 std::vector<int> a_box(Pixel const& pixel, const Conv2dProblem& pb, int out_p, int out_q, const ConvTmaGeometry& g,
-                       int tile_m, int m0, int k_tile) {
-  return box_rows(pixel, pb, out_p, out_q, g, tile_m, im2col_box(g, im2col_origin(g, m0), k_tile));
+                       int tile_m, int m0, int k_tile, int group = 0) {
+  return box_rows(pixel, pb, out_p, out_q, g, tile_m, im2col_box(g, im2col_origin(g, m0), k_tile, group));
 }
 
-// Y (N*P*Q, K) through the TMA kernel's GEMM, and directly.
+// Y (N*P*Q, K) through the TMA kernel's GEMM, group by group (the launch's batches), and
+// directly. Filter columns past a group's C/G channels are zeros of the (C/G, R*S, K) map.
 void check(const Tensors& t, int tile_m, int tile_k) {
   const Conv2dProblem& pb = t.pb;
+  const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
   const ConvTmaGeometry g = make_conv_tma_geometry(pb, tile_k);
   const int m = pb.n * pb.p() * pb.q(), k_tiles = pb.r * pb.s * g.c_blocks;
   std::vector<long long> gemm(std::size_t(m) * pb.k, 0);
-  for (int m0 = 0; m0 < m; m0 += tile_m) {
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      const std::vector<int> a =
-          a_box([&](int n, int h, int w, int c) { return t.xv(n, h, w, c); }, pb, pb.p(), pb.q(), g, tile_m, m0, kt);
-      for (int k = 0; k < pb.k; ++k) {
-        const FilterBox fb = filter_box(g, 0, kt);  // box (tile_k, 1, K): the whole K here
-        for (int i = 0; i < tile_m && m0 + i < m; ++i) {
-          long long sum = 0;
-          for (int c = 0; c < tile_k; ++c) {
-            const int cc = fb.c + c;
-            const int wv = cc < pb.c ? t.w[(std::size_t(fb.k + k) * pb.r * pb.s + fb.tap) * pb.c + cc] : 0;
-            sum += (long long)a[i * tile_k + c] * wv;
+  for (int group = 0; group < pb.groups; ++group) {
+    for (int m0 = 0; m0 < m; m0 += tile_m) {
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        const std::vector<int> a = a_box([&](int n, int h, int w, int c) { return t.xv(n, h, w, c); }, pb, pb.p(),
+                                         pb.q(), g, tile_m, m0, kt, group);
+        const FilterBox fb = filter_box(g, 0, kt, group);  // box (tile_k, 1, K/G): the group's filters here
+        for (int k = 0; k < kg; ++k) {
+          for (int i = 0; i < tile_m && m0 + i < m; ++i) {
+            long long sum = 0;
+            for (int c = 0; c < tile_k; ++c) {
+              const int cc = fb.c + c;
+              const int wv = cc < cg ? t.w[(std::size_t(fb.k + k) * pb.r * pb.s + fb.tap) * cg + cc] : 0;
+              sum += (long long)a[i * tile_k + c] * wv;
+            }
+            gemm[std::size_t(m0 + i) * pb.k + group * kg + k] += sum;
           }
-          gemm[std::size_t(m0 + i) * pb.k + k] += sum;
         }
       }
     }
@@ -97,8 +101,8 @@ void check(const Tensors& t, int tile_m, int tile_k) {
           const int ra = flip ? pb.r - 1 - r : r, sa = flip ? pb.s - 1 - s : s;
           const int h = p * pb.stride_h - pb.pad_h + ra * pb.dilation_h;
           const int w = q * pb.stride_w - pb.pad_w + sa * pb.dilation_w;
-          for (int c = 0; c < pb.c; ++c)
-            y += (long long)t.xv(n, h, w, c) * t.w[((std::size_t(k) * pb.r + r) * pb.s + s) * pb.c + c];
+          for (int c = 0; c < cg; ++c)
+            y += (long long)t.xv(n, h, w, k / kg * cg + c) * t.w[((std::size_t(k) * pb.r + r) * pb.s + s) * cg + c];
         }
       ASSERT_EQ(gemm[std::size_t(i) * pb.k + k], y) << "row " << i << " (n " << n << ", p " << p << ", q " << q
                                                    << ") channel " << k;
@@ -131,13 +135,20 @@ std::string describe(int i, const Conv2dProblem& pb) {
   return s.str();
 }
 
-Tensors random_tensors(std::mt19937& rng) {
+// groups > 1: that many groups of a random multiple of tile_k channels and 1-3 filters each.
+Tensors random_tensors(std::mt19937& rng, int groups = 1, int tile_k = 64) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Tensors t;
   Conv2dProblem& pb = t.pb;
-  pb = random_problem(rng, 3, 12, 5, [&](Conv2dProblem& q) { q.c = 8 * pick(1, 10), q.k = pick(1, 4); });
+  pb = random_problem(rng, 3, 12, 5, [&](Conv2dProblem& q) {
+    if (groups == 1) {
+      q.c = 8 * pick(1, 10), q.k = pick(1, 4);
+    } else {
+      q.groups = groups, q.c = groups * tile_k * pick(1, 2), q.k = groups * pick(1, 3);
+    }
+  });
   t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
-  t.w.resize(std::size_t(pb.k) * pb.r * pb.s * pb.c);
+  t.w.resize(std::size_t(pb.k) * pb.r * pb.s * pb.channels_per_group());
   for (int& v : t.x) v = pick(-3, 3);
   for (int& v : t.w) v = pick(-3, 3);
   return t;
@@ -155,25 +166,46 @@ TEST(ConvTmaBoxes, EmulatedImplicitGemmIsTheConvolution) {
   }
 }
 
+// Groups as the launch's batches: group g's boxes start at channel g*C/G of X and filter
+// g*K/G of W, and the GEMMs together are the grouped convolution.
+TEST(ConvTmaBoxes, GroupsAsBatchesAreTheGroupedConvolution) {
+  std::mt19937 rng(12);
+  for (int i = 0; i < 60; ++i) {
+    const int tile_k = i % 2 == 0 ? 64 : 32;
+    const Tensors t = random_tensors(rng, 2 + i % 3, tile_k);
+    SCOPED_TRACE(describe(i, t.pb) + " groups " + std::to_string(t.pb.groups));
+    check(t, i % 3 == 0 ? 128 : 8 + 8 * (i % 5), tile_k);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // dgrad by stride phases (dgrad_operand_sm90.hpp): each phase's GEMM from emulated boxes (A:
 // im2col over dY on the phase's grid; B: the filter's (64 c, TileK k) boxes at the phase's
-// taps), its rows scattered to dX, equals dX's definition exactly.
+// taps), its rows scattered to dX, equals dX's definition exactly. Cases from 200 on are
+// grouped, each group a batch of the launch (K/G whole K tiles: group g reads dY's channels and
+// W's filters from g*K/G, and writes dX's channels from g*C/G).
 TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
   std::mt19937 rng(23);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  for (int i = 0; i < 200; ++i) {
-    const Conv2dProblem pb =
-        random_problem(rng, 2, 11, 4, [&](Conv2dProblem& q) { q.c = 8 * pick(1, 9), q.k = 8 * pick(1, 10); });
-    const int P = pb.p(), Q = pb.q(), tile_m = i % 2 == 0 ? 128 : 16, tile_k = i % 3 == 0 ? 32 : 64;
-    SCOPED_TRACE(describe(i, pb));
-    std::vector<int> dy(std::size_t(pb.n) * P * Q * pb.k), w(std::size_t(pb.k) * pb.r * pb.s * pb.c);
+  for (int i = 0; i < 260; ++i) {
+    const int tile_m = i % 2 == 0 ? 128 : 16, tile_k = i % 3 == 0 ? 32 : 64;
+    const Conv2dProblem pb = random_problem(rng, 2, 11, 4, [&](Conv2dProblem& q) {
+      if (i < 200) {
+        q.c = 8 * pick(1, 9), q.k = 8 * pick(1, 10);
+      } else {
+        q.groups = 2 + i % 2, q.c = q.groups * 8 * pick(1, 4), q.k = q.groups * tile_k * pick(1, 2);
+      }
+    });
+    const int P = pb.p(), Q = pb.q(), cg = pb.channels_per_group(), kg = pb.filters_per_group();
+    SCOPED_TRACE(describe(i, pb) + " groups " + std::to_string(pb.groups));
+    std::vector<int> dy(std::size_t(pb.n) * P * Q * pb.k), w(std::size_t(pb.k) * pb.r * pb.s * cg);
     for (int& v : dy) v = pick(-3, 3);
     for (int& v : w) v = pick(-3, 3);
     auto dy_at = [&](int n, int p, int q, int k) {
       if (n >= pb.n || p < 0 || p >= P || q < 0 || q >= Q || k >= pb.k) return 0;
       return dy[((std::size_t(n) * P + p) * Q + q) * pb.k + k];
     };
-    auto w_at = [&](int k, int r, int s, int c) { return w[((std::size_t(k) * pb.r + r) * pb.s + s) * pb.c + c]; };
+    auto w_at = [&](int k, int r, int s, int c) { return w[((std::size_t(k) * pb.r + r) * pb.s + s) * cg + c]; };
     std::vector<long long> direct(std::size_t(pb.n) * pb.h * pb.w * pb.c, 0), emulated(direct.size(), 0);
     const bool flip = pb.mode == ConvMode::kConvolution;
     for (int n = 0; n < pb.n; ++n)
@@ -185,9 +217,9 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
               const int x = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
               if (h < 0 || h >= pb.h || x < 0 || x >= pb.w) continue;
               for (int c = 0; c < pb.c; ++c)
-                for (int k = 0; k < pb.k; ++k)
+                for (int k = c / cg * kg; k < (c / cg + 1) * kg; ++k)
                   direct[((std::size_t(n) * pb.h + h) * pb.w + x) * pb.c + c] +=
-                      (long long)dy_at(n, p, q, k) * w_at(k, r, s, c);
+                      (long long)dy_at(n, p, q, k) * w_at(k, r, s, c % cg);
             }
     for (int ph = 0; ph < pb.stride_h; ++ph)
       for (int pw = 0; pw < pb.stride_w; ++pw) {
@@ -197,25 +229,26 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
         const DgradFilterTmaGeometry fg = make_dgrad_filter_tma_geometry(pb, phase, 64, tile_k);
         ASSERT_EQ(fg.k_blocks, g.c_blocks);
         const int m = pb.n * phase.rows * phase.cols, k_tiles = phase.taps_r * phase.taps_s * g.c_blocks;
-        for (int m0 = 0; m0 < m; m0 += tile_m)
-          for (int kt = 0; kt < k_tiles; ++kt) {
-            const std::vector<int> a = a_box(dy_at, phase.fprop, phase.rows, phase.cols, g, tile_m, m0, kt);
-            const DgradFilterBox fb = dgrad_filter_box(fg, 0, kt);
-            ASSERT_TRUE(fb.r >= 0 && fb.r < pb.r && fb.s >= 0 && fb.s < pb.s) << "K tile " << kt;
-            for (int row = 0; row < tile_m && m0 + row < m; ++row) {
-              const int gm = m0 + row, n = gm / (phase.rows * phase.cols);
-              const int ii = gm / phase.cols % phase.rows, jj = gm % phase.cols;
-              const int h = ph + ii * pb.stride_h, x = pw + jj * pb.stride_w;
-              for (int c = 0; c < pb.c; ++c) {
-                long long sum = 0;
-                for (int kk = 0; kk < tile_k; ++kk) {
-                  const int k = fb.k + kk;
-                  if (k < pb.k) sum += (long long)a[row * tile_k + kk] * w_at(k, fb.r, fb.s, c);
+        for (int group = 0; group < pb.groups; ++group)
+          for (int m0 = 0; m0 < m; m0 += tile_m)
+            for (int kt = 0; kt < k_tiles; ++kt) {
+              const std::vector<int> a = a_box(dy_at, phase.fprop, phase.rows, phase.cols, g, tile_m, m0, kt, group);
+              const DgradFilterBox fb = dgrad_filter_box(fg, 0, kt, group);
+              ASSERT_TRUE(fb.r >= 0 && fb.r < pb.r && fb.s >= 0 && fb.s < pb.s) << "K tile " << kt;
+              for (int row = 0; row < tile_m && m0 + row < m; ++row) {
+                const int gm = m0 + row, n = gm / (phase.rows * phase.cols);
+                const int ii = gm / phase.cols % phase.rows, jj = gm % phase.cols;
+                const int h = ph + ii * pb.stride_h, x = pw + jj * pb.stride_w;
+                for (int c = 0; c < cg; ++c) {
+                  long long sum = 0;
+                  for (int kk = 0; kk < tile_k; ++kk) {
+                    const int k = fb.k + kk;
+                    if (k < pb.k) sum += (long long)a[row * tile_k + kk] * w_at(k, fb.r, fb.s, c);
+                  }
+                  emulated[((std::size_t(n) * pb.h + h) * pb.w + x) * pb.c + group * cg + c] += sum;
                 }
-                emulated[((std::size_t(n) * pb.h + h) * pb.w + x) * pb.c + c] += sum;
               }
             }
-          }
       }
     for (std::size_t e = 0; e < direct.size(); ++e) {
       ASSERT_EQ(emulated[e], direct[e]) << "dX element " << e << " (c " << e % pb.c << ", pixel " << e / pb.c << ")";
@@ -226,16 +259,22 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
 // wgrad (wgrad_operand_sm90.hpp): dW (K, R*S*C) from emulated boxes, K tile by K tile of 64
 // output pixels (dY's rows past N*P*Q zeros, as the engine reads them) and column block by
 // column block of 64 channels, including the blocks past dW's last that a 128-wide tile loads
-// (they must lie inside the map), equals dW's definition exactly.
+// (they must lie inside the map), equals dW's definition exactly. Cases from 150 on are
+// grouped, each group a batch (whole 64-channel blocks: group g's boxes start at channel
+// g*C/G, its A is dY's filters g*K/G..), dW (K, R*S*C/G).
 TEST(ConvTmaBoxes, WgradActivationBoxesAreTheDefinition) {
   std::mt19937 rng(37);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  for (int i = 0; i < 150; ++i) {
+  for (int i = 0; i < 200; ++i) {
     Tensors t;
     Conv2dProblem& pb = t.pb;
-    pb = random_problem(rng, 3, 11, 4, [&](Conv2dProblem& q) { q.c = 64 * pick(1, 2), q.k = pick(1, 3); });
-    SCOPED_TRACE(describe(i, pb));
-    const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q, rsc = pb.r * pb.s * pb.c;
+    pb = random_problem(rng, 3, 11, 4, [&](Conv2dProblem& q) {
+      q.groups = i < 150 ? 1 : 2 + i % 2;
+      q.c = q.groups * 64 * pick(1, 2), q.k = q.groups * pick(1, 3);
+    });
+    SCOPED_TRACE(describe(i, pb) + " groups " + std::to_string(pb.groups));
+    const int cg = pb.channels_per_group(), kg = pb.filters_per_group();
+    const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q, rsc = pb.r * pb.s * cg;
     t.x.resize(std::size_t(pb.n) * pb.h * pb.w * pb.c);
     std::vector<int> dy(std::size_t(pixels) * pb.k);
     for (int& v : t.x) v = pick(-3, 3);
@@ -243,20 +282,22 @@ TEST(ConvTmaBoxes, WgradActivationBoxesAreTheDefinition) {
     const ConvTmaGeometry g = make_conv_tma_geometry(pb, 64, P, Q);
     const int blocks = rsc / 64;
     std::vector<long long> emulated(std::size_t(pb.k) * rsc, 0), direct(emulated.size(), 0);
-    for (int kt = 0; kt * 64 < pixels; ++kt) {
-      for (int j = 0; j < blocks + 1; ++j) {  // one block past the end, as a 128-wide tile may load
-        const Im2colBox b = wgrad_activation_box(g, j, kt);
-        ASSERT_TRUE(b.c >= 0 && b.c + 64 <= pb.c && b.dh <= (pb.r - 1) * pb.dilation_h &&
-                    b.dw <= (pb.s - 1) * pb.dilation_w)
-            << "column block " << j << " of K tile " << kt << " lies outside the map";
-        if (j == blocks) continue;
-        const std::vector<int> box =
-            box_rows([&](int n, int h, int w, int c) { return t.xv(n, h, w, c); }, pb, P, Q, g, 64, b);
-        for (int k = 0; k < pb.k; ++k)
-          for (int row = 0; row < 64 && kt * 64 + row < pixels; ++row)
-            for (int c = 0; c < 64; ++c)
-              emulated[std::size_t(k) * rsc + j * 64 + c] +=
-                  (long long)dy[std::size_t(kt * 64 + row) * pb.k + k] * box[row * 64 + c];
+    for (int group = 0; group < pb.groups; ++group) {
+      for (int kt = 0; kt * 64 < pixels; ++kt) {
+        for (int j = 0; j < blocks + 1; ++j) {  // one block past the end, as a 128-wide tile may load
+          const Im2colBox b = wgrad_activation_box(g, j, kt, group);
+          ASSERT_TRUE(b.c >= 0 && b.c + 64 <= pb.c && b.dh <= (pb.r - 1) * pb.dilation_h &&
+                      b.dw <= (pb.s - 1) * pb.dilation_w)
+              << "column block " << j << " of K tile " << kt << " lies outside the map";
+          if (j == blocks) continue;
+          const std::vector<int> box =
+              box_rows([&](int n, int h, int w, int c) { return t.xv(n, h, w, c); }, pb, P, Q, g, 64, b);
+          for (int k = group * kg; k < (group + 1) * kg; ++k)
+            for (int row = 0; row < 64 && kt * 64 + row < pixels; ++row)
+              for (int c = 0; c < 64; ++c)
+                emulated[std::size_t(k) * rsc + j * 64 + c] +=
+                    (long long)dy[std::size_t(kt * 64 + row) * pb.k + k] * box[row * 64 + c];
+        }
       }
     }
     const bool flip = pb.mode == ConvMode::kConvolution;
@@ -267,9 +308,9 @@ TEST(ConvTmaBoxes, WgradActivationBoxesAreTheDefinition) {
           const int h = p * pb.stride_h - pb.pad_h + (flip ? pb.r - 1 - r : r) * pb.dilation_h;
           const int x = q * pb.stride_w - pb.pad_w + (flip ? pb.s - 1 - s : s) * pb.dilation_w;
           for (int k = 0; k < pb.k; ++k)
-            for (int c = 0; c < pb.c; ++c)
-              direct[std::size_t(k) * rsc + (r * pb.s + s) * pb.c + c] +=
-                  (long long)dy[std::size_t(m) * pb.k + k] * t.xv(n, h, x, c);
+            for (int c = 0; c < cg; ++c)
+              direct[std::size_t(k) * rsc + (r * pb.s + s) * cg + c] +=
+                  (long long)dy[std::size_t(m) * pb.k + k] * t.xv(n, h, x, k / kg * cg + c);
         }
     }
     for (std::size_t e = 0; e < direct.size(); ++e) {

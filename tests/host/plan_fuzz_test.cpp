@@ -97,17 +97,21 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
   if (!g.tile.tma) {
     EXPECT_EQ(g.k, k_definition);
   } else {
-    EXPECT_TRUE(device.tma_encoder && g.tile.wgmma && pb.groups == 1);
+    // (groups as batches: each group's channels, dgrad's phase: dY's, whole K tiles)
+    EXPECT_TRUE(device.tma_encoder && g.tile.wgmma && (pb.groups == 1 || pb.channels_per_group() % g.tile.k == 0));
     EXPECT_EQ(g.tile.k, 64);
     EXPECT_EQ(sm90::tma_map_problem(g.tma.a), "");
     EXPECT_EQ(sm90::tma_map_problem(g.tma.b), "");
-    if (wgrad) {  // A: dY as (K, N*P*Q); B: X's walk, whole 64-channel boxes
+    if (wgrad) {  // A: dY as (K/G, N*P*Q, G); B: X's walk, whole 64-channel boxes
       EXPECT_EQ(g.k, k_definition);
       EXPECT_FALSE(g.tile.persistent);
       EXPECT_EQ(g.tile.n, 128);
-      EXPECT_EQ(pb.c % 64, 0);
-      EXPECT_EQ(g.tma.a.dims[0], std::uint64_t(pb.k));
+      EXPECT_EQ(pb.channels_per_group() % 64, 0);
+      EXPECT_EQ(g.tma.a.dims[0], std::uint64_t(pb.filters_per_group()));
       EXPECT_EQ(g.tma.a.dims[1], std::uint64_t(k_definition));
+      EXPECT_EQ(g.tma.a.dims[2], std::uint64_t(pb.groups));
+      EXPECT_EQ(g.tma.a.strides[0], std::uint64_t(pb.k) * 2);  // a pixel's filters
+      if (pb.groups > 1) EXPECT_EQ(g.tma.a.strides[1], std::uint64_t(pb.filters_per_group()) * 2);  // a group's
       EXPECT_TRUE(g.tma.b.im2col && g.tma.b.channels == 64 && g.tma.b.pixels == 64);
       check_walk(g.tma.b, out_p, out_q);
     } else {
@@ -291,7 +295,7 @@ void check_dgrad_one_launch(const conv_detail::DgradPlan& plan, const DeviceInfo
     any_taps = true;
     k = std::max<long long>(k, pl.gemm.k);
   }
-  fits = fits && any_taps;
+  fits = fits && any_taps && plan.filter.groups == 1;  // (groups: a launch per phase, the groups its batches)
   if (!fits) {
     EXPECT_FALSE(plan.one_launch);
     return;
@@ -424,7 +428,8 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
              (long long)pb.n * pb.p() * pb.q(), pb.p(), pb.q(), true);
   // The TMA kernel takes every layer but 1x1 ones that it can on a device that has it;
   // ResNet-like geometry (strides up to 2, pads up to 3, taps up to 7 wide) it always can.
-  const bool tma_fits = device.wgmma() && device.tma_encoder && pb.groups == 1 && pb.c % 64 == 0 && pb.k % 8 == 0 &&
+  const bool tma_fits = device.wgmma() && device.tma_encoder && pb.channels_per_group() % 64 == 0 &&
+                        pb.filters_per_group() % 8 == 0 && pb.k % 8 == 0 && pb.groups <= 1023 && !plan.pad_channels &&
                         pb.r * pb.s > 1 && aligned16({args.dy, args.x});
   if (!tma_fits) EXPECT_FALSE(plan.gemm.tile.tma);
   if (tma_fits && pb.stride_h <= 2 && pb.stride_w <= 2 && pb.pad_h <= 3 && pb.pad_w <= 3 &&

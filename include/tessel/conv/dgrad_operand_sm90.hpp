@@ -5,8 +5,11 @@
 //      with the phase's problem and grid; K8 = k_blocks * TileK
 //   B  (C, R'*S'*K8)  MN-major: for K tile t = (tap (t', u), k block), the filter's
 //      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, 1, TileK k) of
-//      the 3-d (C, R*S, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp)
-// Filters past K and channels past C read as zeros.
+//      the 3-d (C/G, R*S, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp)
+// Filters past K and channels past C/G read as zeros. Groups whose filters are whole K tiles
+// (K/G a multiple of TileK) are the batches of one launch per phase: group g reads dY's
+// channels and W's filters from g*K/G (K8 above is K/G rounded up) and writes dX's channels
+// from g*C/G (the epilogue's batch stride).
 // All the phases of a layer can run as one launch, each phase a batch of the kernel with its
 // own rows, K tiles and row scatter (ConvDgradPhasesTmaA, ConvDgradPhasesTmaB): a stride-2
 // layer's four phases, each a fraction of the GPU, then fill it together.
@@ -27,14 +30,16 @@ struct DgradFilterTmaGeometry {
   int r_first = 0, r_step = 1, s_first = 0, s_step = 1;  // stored filter index of tap (t', u)
   int taps_s = 1;                                        // S'
   int filter_s = 1;                                      // S, so that tap (r, s) is r*S + s
-  int k_blocks = 1, tile_k = 64;                         // K tiles per tap, filters per K tile
+  int k_blocks = 1, tile_k = 64;                         // K tiles per tap (of a group), filters per K tile
   int boxes = 2;                                         // TileN / 64
+  int group_k = 0;                                       // filters a group: group g's from g*group_k
 };
 
 inline DgradFilterTmaGeometry make_dgrad_filter_tma_geometry(const Conv2dProblem& pb, const DgradPhase& phase,
                                                              int tile_n, int tile_k) {
   return {phase.r_first, phase.r_step, phase.s_first, phase.s_step, phase.taps_s, pb.s,
-          int((pb.k + (long long)tile_k - 1) / tile_k), tile_k, tile_n / 64};
+          int((pb.filters_per_group() + (long long)tile_k - 1) / tile_k), tile_k, tile_n / 64,
+          pb.filters_per_group()};
 }
 
 // Box 0 of K tile k_tile for output channels c0...: channel c, filter tap (r, s), filter k;
@@ -42,10 +47,11 @@ inline DgradFilterTmaGeometry make_dgrad_filter_tma_geometry(const Conv2dProblem
 struct DgradFilterBox {
   int c, s, r, k;
 };
-TESSEL_HOST_DEVICE inline DgradFilterBox dgrad_filter_box(DgradFilterTmaGeometry const& g, int c0, int k_tile) {
+TESSEL_HOST_DEVICE inline DgradFilterBox dgrad_filter_box(DgradFilterTmaGeometry const& g, int c0, int k_tile,
+                                                         int group = 0) {
   const int tap = k_tile / g.k_blocks, kb = k_tile - tap * g.k_blocks;
   const int t = tap / g.taps_s, u = tap - t * g.taps_s;
-  return {c0, g.s_first + u * g.s_step, g.r_first + t * g.r_step, kb * g.tile_k};
+  return {c0, g.s_first + u * g.s_step, g.r_first + t * g.r_step, group * g.group_k + kb * g.tile_k};
 }
 
 struct ConvDgradFilterTmaB {
@@ -55,16 +61,17 @@ struct ConvDgradFilterTmaB {
   struct Tiles {
     CUtensorMap const* map;
     DgradFilterTmaGeometry g;
-    int c0, t;
+    int c0, t, group;
     __device__ void load(void* stage, std::uint64_t* bar) {
-      const DgradFilterBox b = dgrad_filter_box(g, c0, t++);
+      const DgradFilterBox b = dgrad_filter_box(g, c0, t++, group);
       for (int i = 0; i < g.boxes; ++i) {
         tma_load_3d(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c + 64 * i,
                     b.r * g.filter_s + b.s, b.k, bar);
       }
     }
   };
-  __device__ Tiles tiles(int c0, int k_tile, int /*batch: one*/) const { return {&map, g, c0, k_tile}; }
+  // batch: the group
+  __device__ Tiles tiles(int c0, int k_tile, int batch) const { return {&map, g, c0, k_tile, batch}; }
 #endif
 };
 
@@ -85,7 +92,7 @@ struct ConvDgradPhasesTmaA {
   RowScatter scatter[kDgradTmaMaxPhases];
 #if defined(__CUDACC__)
   __device__ ConvFpropTmaA::Tiles tiles(int m0, int k_tile, int batch) const {
-    return {&map[batch], g[batch], im2col_origin(g[batch], m0), k_tile};
+    return {&map[batch], g[batch], im2col_origin(g[batch], m0), k_tile, 0};  // (a phase, not a group)
   }
   __device__ int batch_rows(int batch) const { return rows[batch]; }
   __device__ int batch_k_tiles(int batch) const { return k_tiles[batch]; }
@@ -99,7 +106,7 @@ struct ConvDgradPhasesTmaB {
   DgradFilterTmaGeometry g[kDgradTmaMaxPhases];
 #if defined(__CUDACC__)
   __device__ ConvDgradFilterTmaB::Tiles tiles(int c0, int k_tile, int batch) const {
-    return {&map, g[batch], c0, k_tile};
+    return {&map, g[batch], c0, k_tile, 0};  // (a phase, not a group)
   }
 #endif
 };

@@ -7,6 +7,9 @@
 // C8 = c_blocks * TileK: each tap's channels rounded up to whole K tiles, so no K tile straddles
 // two taps (the rounded-up channels are zeros in both operands). K tile t is
 //   tap t / c_blocks (r = tap / S, s = tap % S), channels (t % c_blocks) * TileK ...
+// Groups whose channels are whole K tiles (C/G a multiple of TileK) are the batches of one
+// launch: group g's GEMM reads channels g*C/G.. of X and filters g*K/G.. of W (C/G channels
+// each), so C8 above is C/G rounded up and the filter map is (C/G, R*S, K).
 // The maps are encoded on the host (src/runtime/tma_encoder.cpp); conv_tma_box_test checks
 // these coordinates against the definition through an emulation of the engine's walk.
 #pragma once
@@ -27,8 +30,9 @@ struct ConvTmaGeometry {
   int s = 1;             // filter width (taps are r * S + s)
   int r = 1;             // filter height
   bool flipped = false;  // ConvMode::kConvolution: the activation tap is (R-1-r, S-1-s)
-  int c_blocks = 1;      // K tiles per tap
+  int c_blocks = 1;      // K tiles per tap (of one group's channels)
   int tile_k = 64;       // channels per K tile
+  int group_c = 0, group_k = 0;  // a group's channels and filters: group g starts at g*group_c, g*group_k
 };
 
 // out_p, out_q: the output grid (0: the problem's P, Q).
@@ -39,8 +43,9 @@ inline ConvTmaGeometry make_conv_tma_geometry(const Conv2dProblem& pb, int tile_
   g.dilation_h = pb.dilation_h, g.dilation_w = pb.dilation_w;
   g.r = pb.r, g.s = pb.s;
   g.flipped = pb.mode == ConvMode::kConvolution;
-  g.c_blocks = int((pb.c + (long long)tile_k - 1) / tile_k);  // 64-bit: C may be near 2^31
+  g.c_blocks = int((pb.channels_per_group() + (long long)tile_k - 1) / tile_k);  // 64-bit: C may be near 2^31
   g.tile_k = tile_k;
+  g.group_c = pb.channels_per_group(), g.group_k = pb.filters_per_group();
   return g;
 }
 
@@ -75,19 +80,20 @@ TESSEL_HOST_DEVICE inline Im2colOrigin im2col_origin(ConvTmaGeometry const& g, i
   const int p = rest / g.q, q = rest - p * g.q;
   return {q * g.stride_w - g.pad_w, p * g.stride_h - g.pad_h, n};
 }
-TESSEL_HOST_DEVICE inline Im2colBox im2col_box(ConvTmaGeometry const& g, Im2colOrigin o, int k_tile) {
+TESSEL_HOST_DEVICE inline Im2colBox im2col_box(ConvTmaGeometry const& g, Im2colOrigin o, int k_tile, int group = 0) {
   const int tap = k_tile / g.c_blocks, cb = k_tile - tap * g.c_blocks;
   int r = tap / g.s, s = tap - r * g.s;
   if (g.flipped) r = g.r - 1 - r, s = g.s - 1 - s;
-  return {cb * g.tile_k, o.w, o.h, o.n, s * g.dilation_w, r * g.dilation_h};
+  return {group * g.group_c + cb * g.tile_k, o.w, o.h, o.n, s * g.dilation_w, r * g.dilation_h};
 }
-// The filter box of K tile k_tile for output channels n0...: (c, tap, k) of the (C, R*S, K) map.
+// The filter box of K tile k_tile for the group's output channels n0...: (c, tap, k) of the
+// (C/G, R*S, K) map.
 struct FilterBox {
   int c, tap, k;
 };
-TESSEL_HOST_DEVICE inline FilterBox filter_box(ConvTmaGeometry const& g, int n0, int k_tile) {
+TESSEL_HOST_DEVICE inline FilterBox filter_box(ConvTmaGeometry const& g, int n0, int k_tile, int group = 0) {
   const int tap = k_tile / g.c_blocks;
-  return {(k_tile - tap * g.c_blocks) * g.tile_k, tap, n0};
+  return {(k_tile - tap * g.c_blocks) * g.tile_k, tap, group * g.group_k + n0};
 }
 
 // fprop's A: the im2col map of X (C, W, H, N), box TileK channels x TileM pixels.
@@ -99,17 +105,18 @@ struct ConvFpropTmaA {
     CUtensorMap const* map;
     ConvTmaGeometry g;
     Im2colOrigin origin;
-    int t;
+    int t, group;
     __device__ void load(void* stage, std::uint64_t* bar) {
-      const Im2colBox b = im2col_box(g, origin, t++);
+      const Im2colBox b = im2col_box(g, origin, t++, group);
       tma_load_im2col_4d(stage, map, b.c, b.w, b.h, b.n, std::uint16_t(b.dw), std::uint16_t(b.dh), bar);
     }
   };
-  __device__ Tiles tiles(int m0, int k_tile, int /*batch: one*/) const { return {&map, g, im2col_origin(g, m0), k_tile}; }
+  // batch: the group
+  __device__ Tiles tiles(int m0, int k_tile, int batch) const { return {&map, g, im2col_origin(g, m0), k_tile, batch}; }
 #endif
 };
 
-// fprop's B: the tiled map of W as (C, R*S, K), box (TileK, 1, TileN).
+// fprop's B: the tiled map of W as (C/G, R*S, K), box (TileK, 1, TileN).
 struct ConvFilterTmaB {
   CUtensorMap map;
   ConvTmaGeometry g;
@@ -117,13 +124,14 @@ struct ConvFilterTmaB {
   struct Tiles {
     CUtensorMap const* map;
     ConvTmaGeometry g;
-    int n0, t;
+    int n0, t, group;
     __device__ void load(void* stage, std::uint64_t* bar) {
-      const FilterBox b = filter_box(g, n0, t++);
+      const FilterBox b = filter_box(g, n0, t++, group);
       tma_load_3d(stage, map, b.c, b.tap, b.k, bar);
     }
   };
-  __device__ Tiles tiles(int n0, int k_tile, int /*batch: one*/) const { return {&map, g, n0, k_tile}; }
+  // batch: the group
+  __device__ Tiles tiles(int n0, int k_tile, int batch) const { return {&map, g, n0, k_tile, batch}; }
 #endif
 };
 

@@ -10,7 +10,10 @@
 //                    channels one 128-byte swizzled row, which is GmmaLayout::kMnBoxes
 //                    (config_sm90.hpp)
 // C must be a multiple of 64, so that no column block straddles two taps. Pixels past N*P*Q
-// read as zeros in both operands (the walk runs into image N; dY's rows end).
+// read as zeros in both operands (the walk runs into image N; dY's rows end). Groups of whole
+// 64-channel blocks (C/G a multiple of 64) are the batches of one launch: group g's A is dY's
+// filters g*K/G.. (the map's third dimension, filters past K/G read as zeros) and its B X's
+// channels g*C/G.. (the box's channel offset); dW is (K, R*S*C/G).
 #pragma once
 
 #include <cuda.h>
@@ -24,9 +27,9 @@ namespace tessel {
 // The box of wgrad's B for column block j of dW, K tile t: fprop's im2col box of its K tile j
 // and rows 64t.. (g: tile_k 64). Column blocks past dW's last (the tile's columns past R*S*C,
 // never stored) load its last block again, so that every box lies inside the map.
-TESSEL_HOST_DEVICE inline Im2colBox wgrad_activation_box(ConvTmaGeometry const& g, int j, int k_tile) {
+TESSEL_HOST_DEVICE inline Im2colBox wgrad_activation_box(ConvTmaGeometry const& g, int j, int k_tile, int group = 0) {
   const int last = g.r * g.s * g.c_blocks - 1;
-  return im2col_box(g, im2col_origin(g, k_tile * g.tile_k), j < last ? j : last);
+  return im2col_box(g, im2col_origin(g, k_tile * g.tile_k), j < last ? j : last, group);
 }
 
 // wgrad's B: the im2col map of X (C, W, H, N), box 64 channels x 64 pixels; `boxes` = TileN / 64
@@ -39,17 +42,18 @@ struct ConvWgradActivationTmaB {
   struct Tiles {
     CUtensorMap const* map;
     ConvTmaGeometry g;
-    int j0, boxes, t;
+    int j0, boxes, t, group;
     __device__ void load(void* stage, std::uint64_t* bar) {
       for (int i = 0; i < boxes; ++i) {
-        const Im2colBox b = wgrad_activation_box(g, j0 + i, t);
+        const Im2colBox b = wgrad_activation_box(g, j0 + i, t, group);
         tma_load_im2col_4d(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c, b.w, b.h, b.n,
                            std::uint16_t(b.dw), std::uint16_t(b.dh), bar);
       }
       ++t;
     }
   };
-  __device__ Tiles tiles(int n0, int k_tile, int /*batch: one*/) const { return {&map, g, n0 / 64, boxes, k_tile}; }
+  // batch: the group
+  __device__ Tiles tiles(int n0, int k_tile, int batch) const { return {&map, g, n0 / 64, boxes, k_tile, batch}; }
 #endif
 };
 
