@@ -4,7 +4,7 @@
 //   A  the activations through ConvFpropA (zero-filled padding; the optimized iterator where
 //      R, S <= 32, else the analytic one), B the group's KRSC filters
 //      (a K-major matrix, ldb = R*S*C/G), D the group's K/G columns of Y (ldd = K).
-// Groups of 8 or 16 channels run as groups of 64 over a block-diagonal copy of W
+// Groups of 8 to 32 channels run as groups of 64 over a block-diagonal copy of W
 // (conv/packed_groups.hpp); depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 8)
 // otherwise on a direct kernel (conv/depthwise_direct.hpp). Strided layers with few channels
 // (the RGB stem) run as

@@ -159,15 +159,18 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
 }
 
 // Which group widths pack: measured on ResNeXt-50's grouped 3x3 layers at N = 32 on the H100
-// (docs/PERFORMANCE.md, twelfth session), packed against the grouped GEMMs or direct kernels:
+// (docs/PERFORMANCE.md, twelfth and thirteenth sessions), packed against the grouped GEMMs or
+// direct kernels:
 //   groups of 4:  fprop and dgrad 1.4-1.6x slower (16 times the multiply-adds); wgrad 2.0x faster;
 //   groups of 8 and 16: 1.15-2.6x faster in every direction;
-//   groups of 32: fprop, stride-1 dgrad 0.99-1.00x (the copy of W costs what packing gains),
-//                 strided dgrad 1.31x, wgrad 0.83x (dW' in fp32 and its own pass).
+//   groups of 32: fprop 1.2-1.4x and dgrad 1.3-1.5x faster now that the packed layer runs on the
+//                 TMA kernel (on the cp.async wgmma kernel fprop and stride-1 dgrad were even:
+//                 the 2-3 us copy of W cost what packing gained); wgrad 0.83x (dW' in fp32
+//                 and its own pass).
 bool packs_groups(ConvDirection direction, const Conv2dProblem& pb, bool aligned, const DeviceInfo& device) {
   const int cg = pb.channels_per_group();
   const int narrowest = direction == ConvDirection::kWgrad ? 4 : 8;
-  const int widest = direction == ConvDirection::kDgrad ? 32 : 16;
+  const int widest = direction == ConvDirection::kWgrad ? 16 : 32;
   return device.packed_groups && aligned && pb.groups > 1 && pb.c == pb.k && pb.c % kPackedGroupWidth == 0 &&
          cg >= narrowest && cg <= widest && kPackedGroupWidth % cg == 0 &&
          (long long)pb.k * pb.r * pb.s * kPackedGroupWidth <= kMaxConvTensorElements;

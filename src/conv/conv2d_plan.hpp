@@ -89,7 +89,7 @@ Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb);
 // `aligned`: every tensor the kernel reads or writes by vectors is 16-byte aligned.
 DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& pb, bool aligned, int sms);
 
-// Groups of 8 to 16 channels (dgrad: 8 to 32, wgrad: 4 to 16), C = K a multiple of 64, run as
+// Groups of 8 to 32 channels (wgrad: 4 to 16), C = K a multiple of 64, run as
 // C/64 groups of 64 channels over a block-diagonal filter (conv/packed_groups.hpp) where
 // device.packed_groups and `aligned` (the activations the 64-channel layer reads by vectors
 // are 16-byte aligned). The

@@ -205,7 +205,7 @@ TEST(Conv2dFprop, GroupsInOneLaunch) {
   run_case({problem(1, 1, 1, 70001, 70001, 1, 1, 0, 1, 1, 70001), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true},
            23);
 }
-// Groups of 8 or 16 channels in whole 64-channel blocks run as groups of 64 over a
+// Groups of 8, 16 or 32 channels in whole 64-channel blocks run as groups of 64 over a
 // block-diagonal filter (conv/packed_groups.hpp): strides up to 3, dilation, pads, both modes,
 // filters 1x1 to 5x5, every type pair and the epilogue. Each case first requires the plan to pack.
 TEST(Conv2dFprop, GroupsPackedIntoBlocksOf64) {
@@ -213,10 +213,10 @@ TEST(Conv2dFprop, GroupsPackedIntoBlocksOf64) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   DeviceInfo device;
   ASSERT_TRUE(current_device("test", &device).ok());
-  const int widths[] = {8, 16};
+  const int widths[] = {8, 16, 32};
   int ran = 0;
   for (int i = 0; ran < 12 && i < 1000; ++i) {
-    const int width = widths[pick(0, 1)], groups = 64 / width * pick(1, 3);
+    const int width = widths[pick(0, 2)], groups = 64 / width * pick(1, 3);
     Conv2dProblem p = problem(pick(1, 3), pick(3, 20), pick(3, 20), groups * width, groups * width, pick(1, 5),
                               pick(1, 5), pick(0, 2), pick(1, 3), pick(1, 2), groups,
                               pick(0, 1) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);

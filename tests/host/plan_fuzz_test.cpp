@@ -187,16 +187,15 @@ bool aligned16(std::initializer_list<const void*> pointers) {
 }
 
 // Groups packed into blocks of 64 channels (conv/packed_groups.hpp): taken exactly for C = K a
-// multiple of 64 in groups of 8 or 16 channels (dgrad: 8 to 32; wgrad: 4 to 16), with
+// multiple of 64 in groups of 8 to 32 channels (wgrad: 4 to 16), with
 // `aligned` tensors and the block-diagonal filter within the tensor limit; the layer then
 // planned is the same one in C/64 groups, valid, and never packed again.
 bool check_packed_groups(bool packed, const Conv2dProblem& layer, conv_detail::ConvDirection direction,
                          const Conv2dProblem& pb, bool aligned, const DeviceInfo& device) {
   const int cg = pb.channels_per_group();
   const bool wgrad = direction == conv_detail::ConvDirection::kWgrad;
-  const bool dgrad = direction == conv_detail::ConvDirection::kDgrad;
   const bool packs = device.packed_groups && aligned && pb.groups > 1 && pb.c == pb.k && pb.c % 64 == 0 &&
-                     ((cg == 4 && wgrad) || cg == 8 || cg == 16 || (cg == 32 && dgrad)) &&
+                     ((cg == 4 && wgrad) || cg == 8 || cg == 16 || (cg == 32 && !wgrad)) &&
                      (long long)pb.k * pb.r * pb.s * 64 <= kMaxConvTensorElements;
   EXPECT_EQ(packed, packs);
   if (!packed) return false;
