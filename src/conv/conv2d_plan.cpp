@@ -120,6 +120,13 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   }
   const Conv2dProblem& pb = d.problem;
   d.vec = pb.c % 8 == 0 && aligned ? 8 : 1;
+  // wgrad of rows 5 or 7 wide at stride 1 along w: a window of input columns slides along
+  // whole output rows, four channels a thread (depthwise_wgrad_slide_kernel). On ConvNeXt-T's
+  // 7x7 layers 1.1-1.9x faster than a thread per filter row; on MobileNetV2's 3x3 layers
+  // between 0.8x and 1.2x of a thread per tap (docs/PERFORMANCE.md, thirteenth session).
+  d.slide = direction == ConvDirection::kWgrad && cg == 1 && d.vec == 8 && pb.stride_w == 1 && pb.dilation_w == 1 &&
+            (pb.s == 5 || pb.s == 7);
+  if (d.slide) d.vec = kSlideVec;
   const int channel_vectors = pb.c / d.vec;
   d.vectors = std::min(channel_vectors, 8);
   d.blocks_y = int(ceil_div((long long)channel_vectors, d.vectors));
@@ -130,7 +137,7 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
     // block of several slices (lanes) where one slice's threads are few. About 8 blocks of 256
     // threads per SM over all channel blocks, and partial sums (one per block: blocks * R*S * C *
     // C/G floats) of at most a quarter of dY's bytes unless that leaves fewer than 2 blocks per
-    // SM; slices of at least 16 pixels.
+    // SM; slices of at least 16 pixels (slide: of whole output rows).
     d.row_taps = cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps;
     const int per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
     const long long pixels = (long long)pb.n * pb.p() * pb.q();
@@ -138,7 +145,7 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
     const long long blocks = std::max(
         1LL, std::min(ceil_div(8LL * sms, d.blocks_y), std::max(pixels / (8LL * taps * cg), ceil_div(2LL * sms, d.blocks_y))));
     const long long slices = std::max(1LL, std::min(blocks * lanes, ceil_div(pixels, 16LL)));
-    d.pixels_per_slice = int(ceil_div(pixels, slices));
+    d.pixels_per_slice = d.slide ? int(ceil_div((long long)pb.n * pb.p(), slices) * pb.q()) : int(ceil_div(pixels, slices));
     d.slices = int(ceil_div(pixels, (long long)d.pixels_per_slice));
     d.slice_lanes = int(std::min<long long>(lanes, d.slices));
     d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));

@@ -72,12 +72,13 @@ struct DepthwisePlan {
   bool as_fprop = false;
   bool strip = false;              // fprop: depthwise_fprop_strip_kernel (depthwise_strip(problem) > 0)
   int cg = 1;                      // channels per group, C/G = K/G (1: depthwise)
-  int vec = 1;                     // channels per thread: 8 (16-byte loads: C % 8 == 0, aligned tensors) or 1
+  int vec = 1;                     // channels per thread: 8 (16-byte loads: C % 8 == 0, aligned tensors), kSlideVec (slide) or 1
   int vectors = 1;                 // channel vectors per block
   int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: blocks of slices), channel blocks
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
   int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q (partial sums), slices a block
   bool row_taps = false;            // wgrad: a thread per filter row (depthwise, S of 5 to 7), else per tap
+  bool slide = false;               // wgrad: depthwise_wgrad_slide_kernel (row_taps; slices of whole output rows)
   std::size_t workspace_bytes = 0;  // wgrad: the blocks' fp32 partial sums (blocks_x, R*S, K, C/G)
 };
 enum class ConvDirection { kFprop, kDgrad, kWgrad };

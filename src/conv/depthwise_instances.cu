@@ -53,9 +53,25 @@ cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, D
   }
 }
 
+template <class T, int S>
+cudaError_t wgrad_slide(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
+  const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
+  const int threads = plan.slice_lanes * args.pb.r * plan.vectors;
+  const std::size_t lane_sums = plan.slice_lanes > 1 ? std::size_t(threads) * kSlideVec * sizeof(float) : 0;
+  depthwise_wgrad_slide_kernel<T, S><<<grid, threads, lane_sums, stream>>>(args);
+  return cudaGetLastError();
+}
+
 template <class T>
 cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
   static_assert(conv_detail::kDirectWgradMaxGroupWidth == 4, "the instances below: groups of 1, 2 and 4");
+  if (plan.slide) {
+    switch (args.pb.s) {
+      case 5: return wgrad_slide<T, 5>(plan, args, stream);
+      case 7: return wgrad_slide<T, 7>(plan, args, stream);
+      default: return cudaErrorInvalidValue;  // not planned (conv2d_plan.cpp)
+    }
+  }
   if (plan.cg == 1 && plan.row_taps) {
     return plan.vec == 8 ? wgrad_partials<T, 8, 1, true>(plan, args, stream)
                          : wgrad_partials<T, 1, 1, true>(plan, args, stream);

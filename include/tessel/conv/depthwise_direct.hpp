@@ -22,8 +22,10 @@
 // (depthwise_fprop_strip_kernel; 3x3: 6 loads per filter row for 4 outputs, not 12). dgrad at
 // stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop) with dgrad's taps. wgrad
 // gives each thread one tap (or, for 5-7 wide depthwise filters, one filter row), its channels
-// and one slice of the N*P*Q pixels; a block adds its slices' sums and writes fp32 partial sums
-// that depthwise_wgrad_reduce adds in a fixed order (deterministic).
+// and one slice of the N*P*Q pixels (at stride 1 along w, whole output rows along which the
+// thread slides a window of input columns: depthwise_wgrad_slide_kernel); a block adds its
+// slices' sums and writes fp32 partial sums that depthwise_wgrad_reduce adds in a fixed order
+// (deterministic).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +72,9 @@ inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 weights a chann
 // wgrad of depthwise layers: a thread sums the taps of one filter row this wide (narrower rows:
 // a thread per tap with four pixels in flight measured faster; wider: accumulators).
 inline constexpr int kWgradRowTapsMin = 5, kWgradRowTaps = 7;
+// depthwise_wgrad_slide_kernel's channels a thread (8-byte loads): 2 * S * 4 fp32 accumulators
+// and window registers, so that several blocks fit an SM.
+inline constexpr int kSlideVec = 4;
 // The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
 TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
 
@@ -346,14 +351,55 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
   }
 }
 
+namespace detail {
+
+// wgrad's block sums. Thread (lane, unit, v) holds the sums of taps first .. first + mine - 1
+// (a filter row's or one) for the Vec * CG weights of its Vec filters from c; the block adds its
+// lanes' sums in lane order (through shared memory, where it has several lanes) and writes
+// them to the partials (block, R*S, K, CG), taps as dW stores them (flipped for true
+// convolution). Every thread of the block calls it (barriers), with the block's `mine`.
+template <int Taps, int Vec, int CG>
+__device__ void store_wgrad_sums(DepthwiseArgs const& a, float (&acc)[Taps][Vec * CG], int first, int mine, int c,
+                                 int units) {
+  extern __shared__ float lane_sums[];  // (lanes, units, vectors, Vec * CG) when lanes > 1
+  const Conv2dProblem& pb = a.pb;
+  const int vectors = a.vectors_per_block, taps = pb.r * pb.s, lanes = a.slice_lanes;
+  const int me = int(threadIdx.x) % (units * vectors);
+  const int slice = int(blockIdx.x) * lanes + int(threadIdx.x) / (units * vectors);
+  const bool active = slice < a.slices && c < pb.c;
+#pragma unroll
+  for (int t = 0; t < Taps; ++t) {
+    if (t >= mine) break;
+    const int tap = first + t, stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
+    float* partial = static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * taps + stored) * pb.c + c) * CG;
+    if (lanes == 1) {
+      if (active) {
+        for (int j = 0; j < Vec * CG; ++j) partial[j] = acc[t][j];
+      }
+      continue;
+    }
+    for (int j = 0; j < Vec * CG; ++j) lane_sums[int(threadIdx.x) * Vec * CG + j] = acc[t][j];
+    __syncthreads();
+    if (int(threadIdx.x) < units * vectors && c < pb.c) {
+      for (int j = 0; j < Vec * CG; ++j) {
+        float sum = 0.0f;
+        for (int l = 0; l < lanes; ++l) sum += lane_sums[(l * units * vectors + me) * Vec * CG + j];
+        partial[j] = sum;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace detail
+
 // wgrad. Grid: (blocks of slice lanes, channel blocks); block: lanes x units x vectors threads,
 // each lane one slice of the N*P*Q pixels. A unit is one filter row (RowTaps, the plan's
 // row_taps: depthwise, rows kWgradRowTapsMin to kWgradRowTaps wide) or one tap. Thread (lane,
 // unit, v) sums dy * x over its slice's pixels for the Vec * CG weights of its taps and Vec
 // filters, loading dY once per pixel for all of them. Each tap's x and each pixel's dy are
 // loaded as 16-byte words first, all of a step in flight together: a row's taps, or (one tap a
-// thread) four pixels. The block then adds its lanes' sums in lane order and writes them to the
-// partials (block, R*S, K, CG), taps as dW stores them (flipped for true convolution).
+// thread) four pixels. The block then adds its lanes' sums (detail::store_wgrad_sums).
 template <class T, int Vec, int CG, bool RowTaps>
 __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
   static_assert(CG == 1 || !RowTaps, "a filter row's accumulators: depthwise only");
@@ -413,30 +459,70 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
       }
     }
   }
-  extern __shared__ float lane_sums[];  // (lanes, units, vectors, Vec * CG) when lanes > 1
-  const int lanes = a.slice_lanes, me = int(threadIdx.x) % (units * vectors);
+  detail::store_wgrad_sums<kTaps, Vec, CG>(a, acc, r * pb.s + s0, mine, c, units);
+}
+
+// wgrad of depthwise layers whose filter is S = 5 or 7 wide at stride 1 along w, without
+// dilation along w (plan.slide), kSlideVec channels a thread (8-byte loads). Grid and block as
+// depthwise_wgrad_kernel's with a thread per filter row, but a slice is whole output rows
+// (pixels_per_slice a multiple of Q). Along an output row, tap s of output column q reads input
+// column q - pad + s: the S columns a pixel reads are the previous pixel's shifted by one. So
+// the thread keeps them in registers, as fp32, and per pixel loads and converts one new column
+// and dY's pixel (loaded a pixel ahead), where depthwise_wgrad_kernel loads and converts S + 1
+// words. Column w sits in slot (w + pad) % S; the loop is unrolled S pixels at a time from q = 0
+// so that every slot index is a constant (registers, not local memory). Pixels past Q in the
+// last S contribute nothing (dY and x read as zeros).
+template <class T, int S>
+__global__ void depthwise_wgrad_slide_kernel(DepthwiseArgs a) {
+  static_assert(sizeof(T) == 2, "16-bit inputs: four channels are one 8-byte word");
+  constexpr int kVec = kSlideVec;
+  const Conv2dProblem& pb = a.pb;
+  const int vectors = a.vectors_per_block;
+  const int v = int(threadIdx.x) % vectors, r = int(threadIdx.x) / vectors % pb.r;
+  const int slice = int(blockIdx.x) * a.slice_lanes + int(threadIdx.x) / vectors / pb.r;
+  const int c = (int(blockIdx.y) * vectors + v) * kVec;
+  const int P = pb.p(), Q = pb.q(), rows = pb.n * P, rows_per_slice = a.pixels_per_slice / Q;
+  const int begin = slice < a.slices && c < pb.c ? slice * rows_per_slice : rows;  // others add zeros
+  const int end = rows - begin > rows_per_slice ? begin + rows_per_slice : rows;
+  auto floats = [](uint2 w, float (&f)[kVec]) {
+    T const* e = reinterpret_cast<T const*>(&w);
 #pragma unroll
-  for (int t = 0; t < kTaps; ++t) {
-    if (t >= mine) break;  // (mine is the block's: every thread reaches each barrier)
-    const int tap = r * pb.s + s0 + t, stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
-    float* partial = static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * taps + stored) * pb.c + c) * CG;
-    if (lanes == 1) {
-      if (active) {
-        for (int j = 0; j < Vec * CG; ++j) partial[j] = acc[t][j];
+    for (int j = 0; j < kVec; ++j) f[j] = detail::to_float(e[j]);
+  };
+  float acc[S][kVec] = {};
+  for (int row = begin; row < end; ++row) {  // output row (n, p)
+    const int n = row / P, h = row % P * pb.stride_h - pb.pad_h + r * pb.dilation_h;
+    if (unsigned(h) >= unsigned(pb.h)) continue;  // this filter row meets padding only
+    T const* dy_row = static_cast<T const*>(a.in) + std::int64_t(row) * Q * pb.c + c;
+    T const* x_row = static_cast<T const*>(a.w) + (std::int64_t(n) * pb.h + h) * pb.w * pb.c + c;
+    // output column q's new input column (q + S - 1 - pad) and its dY, zeros past Q or outside
+    auto column = [&](int q, int w) {
+      return q < Q && unsigned(w) < unsigned(pb.w) ? *reinterpret_cast<uint2 const*>(x_row + std::int64_t(w) * pb.c)
+                                                   : uint2{};
+    };
+    auto pixel = [&](int q) { return q < Q ? *reinterpret_cast<uint2 const*>(dy_row + std::int64_t(q) * pb.c) : uint2{}; };
+    float window[S][kVec];
+#pragma unroll
+    for (int s = 0; s + 1 < S; ++s) floats(column(0, s - pb.pad_w), window[s]);
+    uint2 next_x = column(0, S - 1 - pb.pad_w), next_dy = pixel(0);
+    for (int q0 = 0; q0 < Q; q0 += S) {
+#pragma unroll
+      for (int u = 0; u < S; ++u) {
+        const int q = q0 + u;
+        const uint2 x_word = next_x, dy_word = next_dy;
+        next_x = column(q + 1, q + S - pb.pad_w), next_dy = pixel(q + 1);
+        float g[kVec];
+        floats(x_word, window[(u + S - 1) % S]);
+        floats(dy_word, g);
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) acc[s][j] += g[j] * window[(u + s) % S][j];
+        }
       }
-      continue;
     }
-    for (int j = 0; j < Vec * CG; ++j) lane_sums[int(threadIdx.x) * Vec * CG + j] = acc[t][j];
-    __syncthreads();
-    if (int(threadIdx.x) < units * vectors && c < pb.c) {
-      for (int j = 0; j < Vec * CG; ++j) {
-        float sum = 0.0f;
-        for (int l = 0; l < lanes; ++l) sum += lane_sums[(l * units * vectors + me) * Vec * CG + j];
-        partial[j] = sum;
-      }
-    }
-    __syncthreads();
   }
+  detail::store_wgrad_sums<S, kVec, 1>(a, acc, r * pb.s, S, c, pb.r);
 }
 
 // wgrad's second pass: dw[k, r, s, i] = alpha * sum over slices + beta * residual, summed in
