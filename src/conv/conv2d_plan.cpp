@@ -355,10 +355,14 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   WgradPlan plan;
   plan.problem = pb;
   if (packs_groups(ConvDirection::kWgrad, pb, aligned(args.dy, 16) && aligned(args.x, 16), device)) {
-    plan.packed_groups = true;
-    plan.problem = packed_groups_problem(pb);
-    plan.dw_copy_bytes = std::size_t(pb.k) * pb.r * pb.s * kPackedGroupWidth * sizeof(float);
-    return plan;
+    // The layer of 64-channel groups, through the workspace: the reduction keeps filter k's own
+    // cg channels of each tap's 64 and writes dW itself.
+    Conv2dWgradArguments packed = args;
+    packed.problem = packed_groups_problem(pb);
+    WgradPlan p = plan_wgrad(packed, device);
+    p.packed_groups = true;
+    p.gemm.split.columns = {kPackedGroupWidth, pb.channels_per_group(), pb.channels_per_group()};
+    return p;
   }
   plan.depthwise = plan_depthwise(ConvDirection::kWgrad, pb, aligned(args.dy, 16) && aligned(args.x, 16), device.sms);
   if (plan.depthwise.direct) return plan;

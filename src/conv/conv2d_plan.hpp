@@ -175,7 +175,8 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
 // every C8 columns (split.columns): dW (K, R*S*C).
 struct WgradPlan {
   DepthwisePlan depthwise;    // depthwise.direct: the direct kernel, and nothing below
-  // packs_groups: the layer `problem`'s dW' in fp32 (dw_copy_bytes), then dW from it; nothing below
+  // packs_groups: `problem` and `gemm` are the layer of 64-channel groups, whose split-K
+  // reduction (always taken: split.columns) writes dW from the block diagonal
   bool packed_groups = false;
   // A strided layer with few channels whose space-to-depth form has the shorter reduction (as
   // fprop's): the stride-1 wgrad of that form (`space_to_depth_problem`) from dY and a copy X'

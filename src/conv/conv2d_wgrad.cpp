@@ -2,8 +2,8 @@
 // implicit GEMM of every group in one launch (the groups as its batches), split-K over N*P*Q
 // when the output has few tiles; on an H100, ungrouped layers of whole 64-channel blocks and
 // filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp). Groups of 4 to
-// 16 channels run as groups of 64 (conv/packed_groups.hpp): dW' of that layer, then dW from its
-// block diagonal. Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4) otherwise run
+// 16 channels run as groups of 64 (conv/packed_groups.hpp), whose split-K reduction writes dW
+// from the block diagonal (split.columns). Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4) otherwise run
 // on a direct kernel (conv/depthwise_direct.hpp): partial sums per block of slices, then their
 // sum in a fixed order.
 // Strided layers with few channels (the RGB stem) run as the stride-1 wgrad of their
@@ -20,7 +20,6 @@
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
-#include "conv/packed_groups.hpp"
 #include "conv/space_to_depth.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
 #include "runtime/pad_rows.hpp"
@@ -58,26 +57,6 @@ Status run_space_to_depth(const Conv2dWgradArguments& args, const conv_detail::W
   return {};
 }
 
-// plan.packed_groups: dW' (K, R, S, 64) in fp32 as the wgrad of the layer of 64-channel
-// groups, then dW from its block diagonal with the caller's alpha and beta.
-Status run_packed_groups(const Conv2dWgradArguments& args, const conv_detail::WgradPlan& plan, cudaStream_t stream) {
-  StreamBuffer packed_dw(stream);
-  if (Status s = packed_dw.allocate(plan.dw_copy_bytes, "conv2d: wgrad", "the block-diagonal filter gradient"); !s)
-    return s;
-  Conv2dWgradArguments packed;  // alpha 1, beta 0: those come after
-  packed.problem = plan.problem;
-  packed.input_type = args.input_type, packed.output_type = DataType::kF32;
-  packed.dy = args.dy, packed.x = args.x, packed.dw = packed_dw.get();
-  if (Status s = conv2d_wgrad(packed, stream); !s) return s;
-  if (cudaError_t e = filter_gradient_from_block_diagonal(packed_dw.get<float>(), args.problem, args.dw,
-                                                          args.beta != 0.0f ? args.residual : nullptr, args.alpha,
-                                                          args.beta, args.output_type, stream);
-      e != cudaSuccess) {
-    return conv_detail::launch_error("wgrad", e);
-  }
-  return {};
-}
-
 }  // namespace
 
 Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
@@ -86,7 +65,6 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: wgrad", &device); !s) return s;
   conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
   const Conv2dProblem& pb = args.problem;
-  if (plan.packed_groups) return run_packed_groups(args, plan, stream);
   if (plan.depthwise.direct) {
     StreamBuffer partials(stream);
     if (Status s = partials.allocate(plan.depthwise.workspace_bytes, "conv2d: wgrad", "the depthwise partial sums"); !s)
@@ -127,15 +105,15 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   StreamBuffer workspace(stream);
   if (Status s = workspace.allocate(gemm.workspace_bytes(), "conv2d: wgrad", "the split-K workspace"); !s) return s;
 
-  const int kg = pb.filters_per_group();
-  const int crs = pb.r * pb.s * pb.channels_per_group();  // dW's columns (the GEMM's N unless padded)
+  const int kg = plan.problem.filters_per_group();         // the GEMM's rows (packed groups: 64)
+  const int crs = pb.r * pb.s * pb.channels_per_group();  // dW's columns (the GEMM's N unless compacted)
   const int ib = data_type_bytes(args.input_type), ob = data_type_bytes(args.output_type);
   const int vec = 16 / ob;
   const bool c_read = args.beta != 0.0f;
   const void* c = c_read ? args.residual : nullptr;
   const std::int64_t per_matrix = std::int64_t(kg) * crs;  // one group's filters in dW
-  // On padded channels the reduction writes D (the GEMM's columns compacted), never the kernel.
-  const bool vector_ok = !plan.pad_channels && crs % vec == 0 && (pb.groups == 1 || per_matrix % vec == 0) &&
+  // With compacted columns the reduction writes D, never the kernel.
+  const bool vector_ok = gemm.split.columns.block == 0 && crs % vec == 0 && (pb.groups == 1 || per_matrix % vec == 0) &&
                          aligned(args.dw, 16) && (!c_read || aligned(c, 16));
   EpilogueParams out = conv_detail::output_epilogue(args.dw, c, nullptr, crs, args.alpha, args.beta, Activation::kNone,
                                                     args.output_type, vector_ok);

@@ -2,8 +2,6 @@
 
 #include <cstdint>
 
-#include "tessel/gemm/epilogue.hpp"
-
 namespace tessel {
 namespace {
 
@@ -32,29 +30,6 @@ __global__ void block_diagonal_filter_kernel(std::uint16_t const* w, int taps, i
   dst[at] = *reinterpret_cast<uint4 const*>(values);
 }
 
-// One thread per element (k, r, s, c) of dW.
-template <class Out>
-__global__ void filter_gradient_kernel(float const* from, int taps, int cg, Out* dw, Out const* residual, float alpha,
-                                       float beta, long long count) {
-  const long long at = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (at >= count) return;
-  const long long row = at / cg;  // (k, r, s)
-  const float g = from[row * kPackedGroupWidth + first_column(row / taps, cg) + at % cg];
-  const float r = beta != 0.0f ? detail::to_float(residual[at]) : 0.0f;
-  dw[at] = detail::from_float<Out>(detail::epilogue_value(g, r, 0.0f, alpha, beta, Activation::kNone));
-}
-
-template <class Out>
-cudaError_t launch_filter_gradient(const float* from, const Conv2dProblem& pb, void* dw, const void* residual,
-                                   float alpha, float beta, cudaStream_t stream) {
-  const long long count = (long long)pb.k * pb.r * pb.s * pb.channels_per_group();
-  if (count == 0) return cudaSuccess;
-  filter_gradient_kernel<Out><<<unsigned((count + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      from, pb.r * pb.s, pb.channels_per_group(), static_cast<Out*>(dw), static_cast<Out const*>(residual), alpha,
-      beta, count);
-  return cudaGetLastError();
-}
-
 }  // namespace
 
 cudaError_t block_diagonal_filter(const void* w, const Conv2dProblem& pb, void* dst, cudaStream_t stream) {
@@ -63,16 +38,6 @@ cudaError_t block_diagonal_filter(const void* w, const Conv2dProblem& pb, void* 
   block_diagonal_filter_kernel<<<unsigned((vectors + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       static_cast<std::uint16_t const*>(w), pb.r * pb.s, pb.channels_per_group(), static_cast<uint4*>(dst), vectors);
   return cudaGetLastError();
-}
-
-cudaError_t filter_gradient_from_block_diagonal(const float* dw_packed, const Conv2dProblem& pb, void* dw,
-                                                const void* residual, float alpha, float beta, DataType out_type,
-                                                cudaStream_t stream) {
-  switch (out_type) {
-    case DataType::kF16: return launch_filter_gradient<Half>(dw_packed, pb, dw, residual, alpha, beta, stream);
-    case DataType::kBF16: return launch_filter_gradient<BFloat16>(dw_packed, pb, dw, residual, alpha, beta, stream);
-    default: return launch_filter_gradient<float>(dw_packed, pb, dw, residual, alpha, beta, stream);
-  }
 }
 
 }  // namespace tessel

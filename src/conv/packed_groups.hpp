@@ -4,8 +4,10 @@
 // at columns o(k) = (k % 64) / cg * cg and zeros elsewhere, so every 64-channel group multiplies
 // each filter with its own group's channels only.
 //   fprop, dgrad: the layer of 64-channel groups over the copy W' (Y and dX are the same tensors);
-//   wgrad: dW' (K, R, S, 64) of that layer in fp32, then dW (k, r, s, c) = dW' (k, r, s, o(k) + c)
-//          with alpha and beta.
+//   wgrad: the layer of 64-channel groups, whose GEMM rows are filters and columns (tap, 64
+//          channels); its split-K reduction keeps columns o(k) .. o(k) + cg - 1 of each tap for
+//          filter k's row and writes dW (k, r, s, c) = alpha * dW' (k, r, s, o(k) + c) + beta * R
+//          (conv2d_plan.cpp: split.columns; gemm/split_k_reduce.hpp).
 // The tensor cores do 64/cg times the useful multiply-adds, but every tile is whole: cg
 // channels a group fill 16 or 32 of a tile's 64 columns and load cg channels a pixel and tap.
 // conv2d_plan.cpp says where it is taken and what it measured.
@@ -14,7 +16,6 @@
 #include <cuda_runtime_api.h>
 
 #include "tessel/conv/problem.hpp"
-#include "tessel/runtime/types.hpp"
 
 namespace tessel {
 
@@ -30,11 +31,5 @@ inline Conv2dProblem packed_groups_problem(const Conv2dProblem& pb) {
 // w (K, R, S, cg) of the layer `pb` -> dst (K, R, S, 64), 16-bit elements copied bit for bit;
 // dst 16-byte aligned.
 cudaError_t block_diagonal_filter(const void* w, const Conv2dProblem& pb, void* dst, cudaStream_t stream);
-
-// dW (K, R, S, cg) of the layer `pb` = alpha * dW' (K, R, S, 64) at column o(k) + c
-// + beta * residual (which may be dw), in `out_type`.
-cudaError_t filter_gradient_from_block_diagonal(const float* dw_packed, const Conv2dProblem& pb, void* dw,
-                                                const void* residual, float alpha, float beta, DataType out_type,
-                                                cudaStream_t stream);
 
 }  // namespace tessel

@@ -12,8 +12,10 @@ __global__ void split_k_reduce_kernel(float const* workspace, int splits, int m,
     const std::int64_t b = i / per_matrix, mn = i % per_matrix, row = mn / n;
     std::int64_t col = mn % n;
     if (columns.block > 0) {
-      if (col % columns.block >= columns.keep) continue;
-      col = col / columns.block * columns.keep + col % columns.block;
+      const std::int64_t first = columns.rows_per_run > 0 ? row / columns.rows_per_run * columns.keep : 0;
+      const std::int64_t j = col % columns.block - first;
+      if (j < 0 || j >= columns.keep) continue;
+      col = col / columns.block * columns.keep + j;
     }
     float const* w = workspace + b * splits * per_matrix + mn;
     float acc = 0.0f;

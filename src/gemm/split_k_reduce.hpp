@@ -15,11 +15,14 @@ namespace tessel::sm80 {
 cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch,
                            EpilogueParams const& out, cudaStream_t stream);
 
-// Columns of the workspace that D does not have: of every `block` columns, the first `keep`
-// are D's (column j -> (j / block) * keep + j % block), the rest are dropped. wgrad uses it
-// when it ran on channel-padded activations: block = C padded, keep = C. block == 0: off.
+// Columns of the workspace that D does not have: of every `block` columns, `keep` from
+// first(row) = row / rows_per_run * keep are D's (column j -> (j / block) * keep + j % block -
+// first(row)), the rest are dropped; rows_per_run == 0: first(row) = 0. wgrad uses it when it
+// ran on channel-padded activations (block = C padded, keep = C) and for groups packed into
+// blocks of 64 (block = 64, keep = rows_per_run = cg: filter row keeps its own group's cg
+// channels of each tap's 64; conv/packed_groups.hpp). block == 0: off.
 struct ColumnCompaction {
-  int block = 0, keep = 0;
+  int block = 0, keep = 0, rows_per_run = 0;
 };
 cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch,
                            EpilogueParams const& out, ColumnCompaction columns,

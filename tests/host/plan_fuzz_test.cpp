@@ -405,7 +405,20 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   const conv_detail::WgradPlan plan = conv_detail::plan_wgrad(args, device);
   if (check_packed_groups(plan.packed_groups, plan.problem, conv_detail::ConvDirection::kWgrad, pb,
                           aligned16({args.dy, args.x}), device)) {
-    EXPECT_EQ(plan.dw_copy_bytes, std::size_t(pb.k) * pb.r * pb.s * 64 * 4);
+    // the layer of 64-channel groups as planned unpacked, its reduction keeping each filter's
+    // own channels of every tap's 64
+    Conv2dWgradArguments packed = args;
+    packed.problem = plan.problem;
+    const conv_detail::WgradPlan unpacked = conv_detail::plan_wgrad(packed, device);
+    EXPECT_FALSE(unpacked.packed_groups);
+    EXPECT_EQ(plan.gemm.m, 64);
+    EXPECT_EQ(plan.gemm.n, unpacked.gemm.n);
+    EXPECT_EQ(plan.gemm.groups, pb.c / 64);
+    EXPECT_EQ(plan.gemm.split.splits, unpacked.gemm.split.splits);
+    EXPECT_EQ(plan.gemm.split.columns.block, 64);
+    EXPECT_EQ(plan.gemm.split.columns.keep, pb.channels_per_group());
+    EXPECT_EQ(plan.gemm.split.columns.rows_per_run, pb.channels_per_group());
+    EXPECT_TRUE(plan.gemm.split.partials());
     return;
   }
   if (check_depthwise(plan.depthwise, conv_detail::ConvDirection::kWgrad, pb, aligned16({args.dy, args.x})))

@@ -18,9 +18,9 @@
 // run as one GEMM per group, all of them in one launch (the groups are the kernel's batches);
 // depthwise layers (C = K = groups, up to 128 filter taps) on direct kernels
 // (tessel/conv/depthwise_direct.hpp). Groups of 4 to 32 channels (by direction) with C = K a
-// multiple of 64 run as groups of 64 channels over a block-diagonal copy of W (fprop, dgrad)
-// or into an fp32 dW' whose block diagonal is dW (wgrad), in stream-ordered temporary memory
-// (src/conv/packed_groups.hpp). Channel counts that are not multiples of 8
+// multiple of 64 run as groups of 64 channels over a block-diagonal copy of W (fprop, dgrad;
+// stream-ordered temporary memory) or as a GEMM whose split-K reduction takes dW from the
+// block diagonal (wgrad; src/conv/packed_groups.hpp). Channel counts that are not multiples of 8
 // (C = 3, odd C or K), or tensors not 16-byte aligned, rule out 16-byte loads: an ungrouped
 // layer then runs on a copy of the offending operand zero-padded to a multiple of 8 channels
 // (stream-ordered temporary memory: X and W for fprop, W for dgrad, X for wgrad) when the
