@@ -172,8 +172,9 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
 //   groups of 8 and 16: 1.15-2.6x faster in every direction;
 //   groups of 32: fprop 1.2-1.4x and dgrad 1.3-1.5x faster now that the packed layer runs on the
 //                 TMA kernel (on the cp.async wgmma kernel fprop and stride-1 dgrad were even:
-//                 the 2-3 us copy of W cost what packing gained); wgrad 0.83x (dW' in fp32
-//                 and its own pass).
+//                 the 2-3 us copy of W cost what packing gained); wgrad 0.83x (measured when
+//                 dW' went through fp32 and a gather pass; not measured since the reduction
+//                 writes dW).
 bool packs_groups(ConvDirection direction, const Conv2dProblem& pb, bool aligned, const DeviceInfo& device) {
   const int cg = pb.channels_per_group();
   const int narrowest = direction == ConvDirection::kWgrad ? 4 : 8;
