@@ -8,6 +8,7 @@
 #include <string>
 
 #include "conv/conv2d_plan.hpp"
+#include "conv/packed_groups.hpp"
 #include "gemm/split_k_reduce.hpp"
 #include "runtime/stream_buffer.hpp"
 #include "tessel/gemm/kernel_sm80.hpp"
@@ -20,6 +21,21 @@ namespace tessel::conv_detail {
 inline Status launch_error(const char* direction, cudaError_t e) {
   cudaGetLastError();
   return {StatusCode::kCudaError, std::string("conv2d: ") + direction + " launch failed: " + cudaGetErrorString(e)};
+}
+
+// fprop's and dgrad's packed groups (plan.packed_groups): `entry` (conv2d_fprop or
+// conv2d_dgrad) runs the layer of 64-channel groups `packed` over a block-diagonal copy of W,
+// w_bytes of stream-ordered memory (conv/packed_groups.hpp).
+template <class Args>
+Status run_packed_groups(const char* direction, Args args, const Conv2dProblem& packed, std::size_t w_bytes,
+                         Status (*entry)(const Args&, cudaStream_t), cudaStream_t stream) {
+  StreamBuffer filter(stream);
+  const std::string who = std::string("conv2d: ") + direction;
+  if (Status s = filter.allocate(w_bytes, who.c_str(), "the block-diagonal filter"); !s) return s;
+  if (cudaError_t e = block_diagonal_filter(args.w, args.problem, filter.get(), stream); e != cudaSuccess)
+    return launch_error(direction, e);
+  args.problem = packed, args.w = filter.get();
+  return entry(args, stream);
 }
 
 // A layer that is a plain GEMM (conv2d_plan.hpp's *_as_gemm) through tessel::gemm; its errors

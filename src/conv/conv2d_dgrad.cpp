@@ -21,7 +21,6 @@
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/dgrad_instances_sm80.hpp"
-#include "conv/packed_groups.hpp"
 #include "conv/space_to_depth.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
@@ -99,17 +98,6 @@ Status run_space_to_depth(const Conv2dDgradArguments& args, const conv_detail::D
   return {};
 }
 
-// plan.packed_groups: the layer of 64-channel groups over the block-diagonal copy of W.
-Status run_packed_groups(const Conv2dDgradArguments& args, const conv_detail::DgradPlan& plan, cudaStream_t stream) {
-  StreamBuffer filter(stream);
-  if (Status s = filter.allocate(plan.w_copy_bytes, "conv2d: dgrad", "the block-diagonal filter"); !s) return s;
-  if (cudaError_t e = block_diagonal_filter(args.w, args.problem, filter.get(), stream); e != cudaSuccess)
-    return conv_detail::launch_error("dgrad", e);
-  Conv2dDgradArguments packed = args;
-  packed.problem = plan.filter, packed.w = filter.get();
-  return conv2d_dgrad(packed, stream);
-}
-
 }  // namespace
 
 Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
@@ -118,7 +106,8 @@ Status conv2d_dgrad(const Conv2dDgradArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: dgrad", &device); !s) return s;
   conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, device);
   const Conv2dProblem& pb = args.problem;
-  if (plan.packed_groups) return run_packed_groups(args, plan, stream);
+  if (plan.packed_groups)
+    return conv_detail::run_packed_groups("dgrad", args, plan.filter, plan.w_copy_bytes, &conv2d_dgrad, stream);
   if (plan.depthwise.direct) {
     const DepthwiseArgs a{plan.depthwise.problem, args.dy, args.w, args.dx, args.beta != 0.0f ? args.residual : nullptr,
                           args.bias, args.alpha, args.beta, args.activation, args.output_type, 0, 0, true};

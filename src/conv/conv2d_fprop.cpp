@@ -19,7 +19,6 @@
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
 #include "conv/fprop_instances_sm80.hpp"
-#include "conv/packed_groups.hpp"
 #include "conv/space_to_depth.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
@@ -63,17 +62,6 @@ Status run(const Conv2dArguments& args, const conv_detail::FpropPlan& plan, cons
   return {};
 }
 
-// plan.packed_groups: the layer of 64-channel groups over the block-diagonal copy of W.
-Status run_packed_groups(const Conv2dArguments& args, const conv_detail::FpropPlan& plan, cudaStream_t stream) {
-  StreamBuffer filter(stream);
-  if (Status s = filter.allocate(plan.w_copy_bytes, "conv2d: fprop", "the block-diagonal filter"); !s) return s;
-  if (cudaError_t e = block_diagonal_filter(args.w, args.problem, filter.get(), stream); e != cudaSuccess)
-    return conv_detail::launch_error("fprop", e);
-  Conv2dArguments packed = args;
-  packed.problem = plan.problem, packed.w = filter.get();
-  return conv2d_fprop(packed, stream);
-}
-
 }  // namespace
 
 Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
@@ -82,7 +70,8 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
   if (Status s = current_device("conv2d: fprop", &device); !s) return s;
   conv_detail::FpropPlan plan = conv_detail::plan_fprop(args, device);
   const Conv2dProblem& pb = args.problem;
-  if (plan.packed_groups) return run_packed_groups(args, plan, stream);
+  if (plan.packed_groups)
+    return conv_detail::run_packed_groups("fprop", args, plan.problem, plan.w_copy_bytes, &conv2d_fprop, stream);
   if (plan.depthwise.direct) {
     const DepthwiseArgs a{plan.depthwise.problem, args.x,     args.w,     args.y,          args.beta != 0.0f ? args.residual : nullptr,
                           args.bias,   args.alpha, args.beta,  args.activation, args.output_type, 0, 0};
