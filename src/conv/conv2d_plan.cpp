@@ -93,6 +93,33 @@ void plan_dgrad_one_launch(DgradPlan& plan, int sms) {
   plan.workspace_bytes = 0;
 }
 
+// The sliding wgrad's slices, whole output rows each: as many lanes (slices) a block as
+// kSlideThreads allow, and the grid in whole waves of kSlideBlocksPerSm blocks an SM. A wave
+// takes about its slices' rows plus one (the window's first columns, the block's sum), so of 1
+// to 4 waves take the one with the fewest waves * (rows a slice + 1), the fewest blocks (partial
+// sums) on a tie. The first rule (8 blocks of 256 threads an SM, for the kernels that fit 8) left
+// ConvNeXt-T's 28x28x192 layer 336 blocks on 264 slots, 8 rows a thread's time where 5 suffice;
+// MobileNetV2's 14x14x576 3x3 layer took 28 us in 3 waves of 1 row, 19 in 1 wave of 3 rows
+// (docs/PERFORMANCE.md, fourteenth session).
+void plan_slide_slices(DepthwisePlan& d, int sms) {
+  const Conv2dProblem& pb = d.problem;
+  const long long rows = (long long)pb.n * pb.p(), slots = (long long)kSlideBlocksPerSm * sms;
+  const long long lanes = std::max(1, kSlideThreads / (pb.r * d.vectors));
+  long long best_cost = 0, best_rows = 0, best_blocks = 0;
+  for (long long waves = 1; waves <= 4; ++waves) {
+    const long long most = std::max(1LL, waves * slots / d.blocks_y);  // blocks along x
+    const long long per_slice = ceil_div(rows, most * lanes);
+    const long long blocks = ceil_div(ceil_div(rows, per_slice), lanes);
+    const long long cost = ceil_div(blocks * d.blocks_y, slots) * (per_slice + 1);
+    if (best_cost == 0 || cost < best_cost || (cost == best_cost && blocks < best_blocks))
+      best_cost = cost, best_rows = per_slice, best_blocks = blocks;
+  }
+  d.pixels_per_slice = int(best_rows * pb.q());
+  d.slices = int(ceil_div(rows, best_rows));
+  d.slice_lanes = int(std::min<long long>(lanes, d.slices));
+  d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));
+}
+
 }  // namespace
 
 Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb) {
@@ -120,12 +147,13 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   }
   const Conv2dProblem& pb = d.problem;
   d.vec = pb.c % 8 == 0 && aligned ? 8 : 1;
-  // wgrad of rows 5 or 7 wide at stride 1 along w: a window of input columns slides along
+  // wgrad of rows 3, 5 or 7 wide at stride 1 along w: a window of input columns slides along
   // whole output rows, four channels a thread (depthwise_wgrad_slide_kernel). On ConvNeXt-T's
-  // 7x7 layers 1.1-1.9x faster than a thread per filter row; on MobileNetV2's 3x3 layers
-  // between 0.8x and 1.2x of a thread per tap (docs/PERFORMANCE.md, thirteenth session).
+  // 7x7 layers 1.1-1.9x faster than a thread per filter row (thirteenth session); on
+  // MobileNetV2's 3x3 layers, with blocks sized in whole waves, 1.0-1.6x faster than a thread
+  // per tap (docs/PERFORMANCE.md, fourteenth session).
   d.slide = direction == ConvDirection::kWgrad && cg == 1 && d.vec == 8 && pb.stride_w == 1 && pb.dilation_w == 1 &&
-            (pb.s == 5 || pb.s == 7);
+            (pb.s == 3 || pb.s == 5 || pb.s == 7);
   if (d.slide) d.vec = kSlideVec;
   const int channel_vectors = pb.c / d.vec;
   d.vectors = std::min(channel_vectors, 8);
@@ -137,15 +165,20 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
     // block of several slices (lanes) where one slice's threads are few. About 8 blocks of 256
     // threads per SM over all channel blocks, and partial sums (one per block: blocks * R*S * C *
     // C/G floats) of at most a quarter of dY's bytes unless that leaves fewer than 2 blocks per
-    // SM; slices of at least 16 pixels (slide: of whole output rows).
-    d.row_taps = cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps;
+    // SM; slices of at least 16 pixels.
+    d.row_taps = d.slide || (cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps);
     const int per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
     const long long pixels = (long long)pb.n * pb.p() * pb.q();
+    if (d.slide) {
+      plan_slide_slices(d, sms);
+      d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float);
+      return d;
+    }
     const long long lanes = std::max(1, kDepthwiseThreads / per_slice);
     const long long blocks = std::max(
         1LL, std::min(ceil_div(8LL * sms, d.blocks_y), std::max(pixels / (8LL * taps * cg), ceil_div(2LL * sms, d.blocks_y))));
     const long long slices = std::max(1LL, std::min(blocks * lanes, ceil_div(pixels, 16LL)));
-    d.pixels_per_slice = d.slide ? int(ceil_div((long long)pb.n * pb.p(), slices) * pb.q()) : int(ceil_div(pixels, slices));
+    d.pixels_per_slice = int(ceil_div(pixels, slices));
     d.slices = int(ceil_div(pixels, (long long)d.pixels_per_slice));
     d.slice_lanes = int(std::min<long long>(lanes, d.slices));
     d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));

@@ -77,7 +77,7 @@ struct DepthwisePlan {
   int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: blocks of slices), channel blocks
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
   int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q (partial sums), slices a block
-  bool row_taps = false;            // wgrad: a thread per filter row (depthwise, S of 5 to 7), else per tap
+  bool row_taps = false;            // wgrad: a thread per filter row (depthwise, S of 5 to 7, or slide), else per tap
   bool slide = false;               // wgrad: depthwise_wgrad_slide_kernel (row_taps; slices of whole output rows)
   std::size_t workspace_bytes = 0;  // wgrad: the blocks' fp32 partial sums (blocks_x, R*S, K, C/G)
 };

@@ -67,6 +67,7 @@ cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs
   static_assert(conv_detail::kDirectWgradMaxGroupWidth == 4, "the instances below: groups of 1, 2 and 4");
   if (plan.slide) {
     switch (args.pb.s) {
+      case 3: return wgrad_slide<T, 3>(plan, args, stream);
       case 5: return wgrad_slide<T, 5>(plan, args, stream);
       case 7: return wgrad_slide<T, 7>(plan, args, stream);
       default: return cudaErrorInvalidValue;  // not planned (conv2d_plan.cpp)

@@ -155,7 +155,7 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
   }
   EXPECT_EQ(d.strip, (direction == conv_detail::ConvDirection::kFprop || as_fprop) && depthwise_strip(d.problem) > 0);
   const bool slide = direction == conv_detail::ConvDirection::kWgrad && cg == 1 && pb.c % 8 == 0 && aligned &&
-                     pb.stride_w == 1 && pb.dilation_w == 1 && (pb.s == 5 || pb.s == 7);
+                     pb.stride_w == 1 && pb.dilation_w == 1 && (pb.s == 3 || pb.s == 5 || pb.s == 7);
   EXPECT_EQ(d.slide, slide);
   EXPECT_TRUE((d.vec == 1 && cg == 1) || (d.vec == 8 && pb.c % 8 == 0 && aligned && !slide) ||
               (slide && d.vec == kSlideVec))
@@ -172,13 +172,14 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
     EXPECT_GE((long long)d.slices * d.pixels_per_slice, pixels);
     EXPECT_LT((long long)(d.slices - 1) * d.pixels_per_slice, pixels) << "an empty slice";
     EXPECT_GE(d.slice_lanes, 1);
-    EXPECT_EQ(d.row_taps, cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps);
+    EXPECT_EQ(d.row_taps, slide || (cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps));
     if (slide) EXPECT_EQ(d.pixels_per_slice % pb.q(), 0) << "a slice of whole output rows";
     EXPECT_LE(d.slice_lanes * (d.row_taps ? pb.r : taps) * d.vectors, 1024) << "threads per block";
     EXPECT_GE((long long)d.blocks_x * d.slice_lanes, d.slices);
     EXPECT_LT((long long)(d.blocks_x - 1) * d.slice_lanes, d.slices) << "an empty block";
     const long long per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
-    EXPECT_TRUE(d.slice_lanes == 1 || per_slice * d.slice_lanes <= 256) << "lanes only where one slice's threads are few";
+    EXPECT_TRUE(d.slice_lanes == 1 || per_slice * d.slice_lanes <= (slide ? kSlideThreads : 256))
+        << "lanes only where one slice's threads are few";
     EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float));
   } else {
     EXPECT_EQ(d.workspace_bytes, 0u);

@@ -22,8 +22,9 @@
 // (depthwise_fprop_strip_kernel; 3x3: 6 loads per filter row for 4 outputs, not 12). dgrad at
 // stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop) with dgrad's taps. wgrad
 // gives each thread one tap (or, for 5-7 wide depthwise filters, one filter row), its channels
-// and one slice of the N*P*Q pixels (at stride 1 along w, whole output rows along which the
-// thread slides a window of input columns: depthwise_wgrad_slide_kernel); a block adds its
+// and one slice of the N*P*Q pixels (depthwise filters 3, 5 or 7 wide at stride 1 along w: one
+// filter row and whole output rows, along which the thread slides a window of input columns,
+// depthwise_wgrad_slide_kernel); a block adds its
 // slices' sums and writes fp32 partial sums that depthwise_wgrad_reduce adds in a fixed order
 // (deterministic).
 #pragma once
@@ -73,8 +74,14 @@ inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 weights a chann
 // a thread per tap with four pixels in flight measured faster; wider: accumulators).
 inline constexpr int kWgradRowTapsMin = 5, kWgradRowTaps = 7;
 // depthwise_wgrad_slide_kernel's channels a thread (8-byte loads): 2 * S * 4 fp32 accumulators
-// and window registers, so that several blocks fit an SM.
+// and window registers a thread.
 inline constexpr int kSlideVec = 4;
+// Its block: slices (lanes) of R * 8 threads, at most kSlideThreads, one block an SM. An SM's
+// four schedulers hold 16384 registers each, so at 112 to 128 registers a thread (S = 7 uses
+// 116-118) 16 warps fit: two blocks of 280 threads (9 warps each) did not, and ran one an SM
+// (docs/PERFORMANCE.md, fourteenth session).
+inline constexpr int kSlideThreads = 512, kSlideBlocksPerSm = 1;
+inline constexpr int kSlideRegisters = 65536 / (kSlideBlocksPerSm * kSlideThreads);  // 128
 // The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
 TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
 
@@ -462,7 +469,7 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
   detail::store_wgrad_sums<kTaps, Vec, CG>(a, acc, r * pb.s + s0, mine, c, units);
 }
 
-// wgrad of depthwise layers whose filter is S = 5 or 7 wide at stride 1 along w, without
+// wgrad of depthwise layers whose filter is S = 3, 5 or 7 wide at stride 1 along w, without
 // dilation along w (plan.slide), kSlideVec channels a thread (8-byte loads). Grid and block as
 // depthwise_wgrad_kernel's with a thread per filter row, but a slice is whole output rows
 // (pixels_per_slice a multiple of Q). Along an output row, tap s of output column q reads input
@@ -472,8 +479,13 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
 // words. Column w sits in slot (w + pad) % S; the loop is unrolled S pixels at a time from q = 0
 // so that every slot index is a constant (registers, not local memory). Pixels past Q in the
 // last S contribute nothing (dY and x read as zeros).
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
+#define TESSEL_SLIDE_REGISTERS __maxnreg__(kSlideRegisters)
+#else  // no __maxnreg__ before CUDA 12.4
+#define TESSEL_SLIDE_REGISTERS __launch_bounds__(kSlideThreads, kSlideBlocksPerSm)
+#endif
 template <class T, int S>
-__global__ void depthwise_wgrad_slide_kernel(DepthwiseArgs a) {
+__global__ void TESSEL_SLIDE_REGISTERS depthwise_wgrad_slide_kernel(DepthwiseArgs a) {
   static_assert(sizeof(T) == 2, "16-bit inputs: four channels are one 8-byte word");
   constexpr int kVec = kSlideVec;
   const Conv2dProblem& pb = a.pb;
