@@ -161,19 +161,19 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   if (d.blocks_y > 65535) return {};  // past the grid's y: the grouped GEMMs, which take any G
   sms = std::max(sms, 1);
   if (direction == ConvDirection::kWgrad) {
-    // A thread per filter row of 5 to 7 taps (it loads dY once for them), else per tap; a
-    // block of several slices (lanes) where one slice's threads are few. About 8 blocks of 256
-    // threads per SM over all channel blocks, and partial sums (one per block: blocks * R*S * C *
-    // C/G floats) of at most a quarter of dY's bytes unless that leaves fewer than 2 blocks per
-    // SM; slices of at least 16 pixels.
+    // A thread per filter row (sliding, or rows of 5 to 7 taps: it loads dY once for them), else
+    // per tap. Sliding: plan_slide_slices. Otherwise a block of several slices (lanes) where one
+    // slice's threads are few, about 8 blocks of 256 threads per SM over all channel blocks, and
+    // partial sums (one per block: blocks * R*S * C * C/G floats) of at most a quarter of dY's
+    // bytes unless that leaves fewer than 2 blocks per SM; slices of at least 16 pixels.
     d.row_taps = d.slide || (cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps);
-    const int per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
-    const long long pixels = (long long)pb.n * pb.p() * pb.q();
     if (d.slide) {
       plan_slide_slices(d, sms);
       d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float);
       return d;
     }
+    const int per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
+    const long long pixels = (long long)pb.n * pb.p() * pb.q();
     const long long lanes = std::max(1, kDepthwiseThreads / per_slice);
     const long long blocks = std::max(
         1LL, std::min(ceil_div(8LL * sms, d.blocks_y), std::max(pixels / (8LL * taps * cg), ceil_div(2LL * sms, d.blocks_y))));

@@ -24,9 +24,8 @@
 // gives each thread one tap (or, for 5-7 wide depthwise filters, one filter row), its channels
 // and one slice of the N*P*Q pixels (depthwise filters 3, 5 or 7 wide at stride 1 along w: one
 // filter row and whole output rows, along which the thread slides a window of input columns,
-// depthwise_wgrad_slide_kernel); a block adds its
-// slices' sums and writes fp32 partial sums that depthwise_wgrad_reduce adds in a fixed order
-// (deterministic).
+// depthwise_wgrad_slide_kernel); a block adds its slices' sums and writes fp32 partial sums
+// that depthwise_wgrad_reduce adds in a fixed order (deterministic).
 #pragma once
 
 #include <cstdint>
@@ -73,8 +72,8 @@ inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 weights a chann
 // wgrad of depthwise layers: a thread sums the taps of one filter row this wide (narrower rows:
 // a thread per tap with four pixels in flight measured faster; wider: accumulators).
 inline constexpr int kWgradRowTapsMin = 5, kWgradRowTaps = 7;
-// depthwise_wgrad_slide_kernel's channels a thread (8-byte loads): 2 * S * 4 fp32 accumulators
-// and window registers a thread.
+// depthwise_wgrad_slide_kernel's channels a thread (8-byte loads): S * 4 fp32 accumulators and
+// as many window registers.
 inline constexpr int kSlideVec = 4;
 // Its block: slices (lanes) of R * 8 threads, at most kSlideThreads, one block an SM. An SM's
 // four schedulers hold 16384 registers each, so at 112 to 128 registers a thread (S = 7 uses
