@@ -2,7 +2,9 @@
 # On a GPU machine, after a build (gpu_check.sh, or BUILD_DIR with tessel-prof built): the conv
 # suites against cuDNN in every direction, one CSV under $OUT, and per suite and direction the
 # geometric mean of tessel / cuDNN speed over the grouped and depthwise layers and over the
-# others. Example (the one used for docs/PERFORMANCE.md, 2026-11-25):
+# others; ROWS=1 also prints every layer (its shape, tessel and cuDNN us, the ratio), which
+# survives where the device returns no files. Example (the one used for docs/PERFORMANCE.md,
+# 2026-11-25):
 #   SUITES="resnext50 mobilenetv2 convnext-t" tools/device/conv_suites.sh
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
@@ -16,7 +18,7 @@ for suite in ${SUITES:-resnext50 mobilenetv2 convnext-t}; do
       --iterations 3 --repeats 3 --csv 2>&1 | grep -E "^[0-9]+," | sed "s/^/$suite,/" >>"$csv"
   done
 done
-python3 - "$csv" <<'PY'
+python3 - "$csv" "${ROWS:-0}" <<'PY'
 import csv, math, sys
 cols = ("suite,n,h,w,c,k,r,s,pad_h,pad_w,stride_h,stride_w,dilation_h,dilation_w,groups,mode,pass,"
         "dtype,out,alpha,beta,bias,activation,copies,cudnn_algo,tessel_us,tessel_tflops,cudnn_us,"
@@ -25,6 +27,11 @@ rows = [dict(zip(cols, r)) for r in csv.reader(open(sys.argv[1])) if len(r) >= l
 def geomean(rs):
     xs = [float(r["ratio"]) for r in rs if r["status"] == "PASS"]
     return "%.3f over %d" % (math.exp(sum(map(math.log, xs)) / len(xs)), len(xs)) if xs else "-"
+if sys.argv[2] == "1":
+    for r in rows:
+        print("%-12s %-6s %sx%sx%s->%s %sx%s s%s g%s  %s us  cuDNN %s us  %s %s" % (
+            r["suite"], r["pass"], r["h"], r["w"], r["c"], r["k"], r["r"], r["s"], r["stride_h"],
+            r["groups"], r["tessel_us"], r["cudnn_us"], r["ratio"], r["status"]))
 for key in sorted({(r["suite"], r["pass"]) for r in rows}):
     these = [r for r in rows if (r["suite"], r["pass"]) == key]
     grouped = [r for r in these if int(r["groups"]) > 1]
