@@ -155,9 +155,11 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   d.slide = direction == ConvDirection::kWgrad && cg == 1 && d.vec == 8 && pb.stride_w == 1 && pb.dilation_w == 1 &&
             (pb.s == 3 || pb.s == 5 || pb.s == 7);
   if (d.slide) d.vec = kSlideVec;
+  // Blocks of at most 8 channel vectors, as even as they divide: C = 144 is 3 blocks of 6, not
+  // 8, 8 and 2 (where a warp of the third issues for 8 threads' work).
   const int channel_vectors = pb.c / d.vec;
-  d.vectors = std::min(channel_vectors, 8);
-  d.blocks_y = int(ceil_div((long long)channel_vectors, d.vectors));
+  d.blocks_y = int(ceil_div((long long)channel_vectors, 8LL));
+  d.vectors = int(ceil_div((long long)channel_vectors, (long long)d.blocks_y));
   if (d.blocks_y > 65535) return {};  // past the grid's y: the grouped GEMMs, which take any G
   sms = std::max(sms, 1);
   if (direction == ConvDirection::kWgrad) {

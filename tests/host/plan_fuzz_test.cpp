@@ -161,9 +161,10 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
               (slide && d.vec == kSlideVec))
       << d.vec;
   const long long vectors = pb.c / d.vec;
-  EXPECT_EQ(d.vectors, std::min(vectors, 8LL));
+  EXPECT_LE(d.vectors, 8);
+  EXPECT_EQ(d.blocks_y, (vectors + 7) / 8) << "as few channel blocks as 8 vectors a block allow";
   EXPECT_GE((long long)d.blocks_y * d.vectors, vectors);
-  EXPECT_LT((long long)(d.blocks_y - 1) * d.vectors, vectors);
+  EXPECT_LT((long long)d.blocks_y * (d.vectors - 1), vectors) << "a block's vectors could be fewer";
   EXPECT_LE(d.blocks_y, 65535);
   EXPECT_GE(d.blocks_x, 1);
   if (direction == conv_detail::ConvDirection::kWgrad) {
