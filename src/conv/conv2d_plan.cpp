@@ -187,16 +187,27 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
     d.workspace_bytes = std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float);
     return d;
   }
-  // One pixel (or strip) per thread, or up to four while that still leaves 4 blocks per SM (8
-  // measured 0-15% slower on the fprop and dgrad layers of the suites, 2 slower on most).
+  // The grid in whole waves of the blocks an SM fits: of 1 to 8 pixels (or strips) a thread,
+  // the fewest waves * (units a thread + 1), the +1 for the block's filter taps and a wave's
+  // tail; ties take fewer units. Against "at most 4 units, at least 4 blocks an SM" (which left
+  // 2.27 waves of the 7x7 strip kernel at 56x56x96) 1.0-1.25x faster on the suites' depthwise
+  // fprop and dgrad layers but one (docs/PERFORMANCE.md, fifteenth session); without the +1,
+  // 1.0-1.5x slower.
   const int strip = direction == ConvDirection::kFprop ? depthwise_strip(pb) : 0;
   d.strip = strip > 0;
   const long long units = direction == ConvDirection::kDgrad ? (long long)pb.n * pb.h * pb.w
                           : d.strip ? (long long)pb.n * pb.p() * ceil_div((long long)pb.q(), (long long)strip)
                                     : (long long)pb.n * pb.p() * pb.q();
   const int lanes = kDepthwiseThreads / d.vectors;
-  const long long one = ceil_div(units, (long long)lanes);
-  d.blocks_x = int(std::min(one, std::max(ceil_div(one, 4LL), ceil_div(4LL * sms, d.blocks_y))));
+  const long long one = ceil_div(units, (long long)lanes);  // a thread's units in one block
+  d.blocks_per_sm = direct_blocks_per_sm(d.strip, cg);
+  const long long wave = (long long)d.blocks_per_sm * sms;
+  long long best_cost = -1;
+  for (long long per_thread = 1; per_thread <= kDirectUnitsPerThread; ++per_thread) {
+    const long long blocks = ceil_div(one, per_thread);
+    const long long cost = ceil_div(blocks * d.blocks_y, wave) * (ceil_div(one, blocks) + 1);
+    if (best_cost < 0 || cost < best_cost) d.blocks_x = int(blocks), best_cost = cost;
+  }
   return d;
 }
 

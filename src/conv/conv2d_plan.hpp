@@ -75,6 +75,7 @@ struct DepthwisePlan {
   int vec = 1;                     // channels per thread: 8 (16-byte loads: C % 8 == 0, aligned tensors), kSlideVec (slide) or 1
   int vectors = 1;                 // channel vectors per block
   int blocks_x = 0, blocks_y = 0;  // the grid: pixel (or strip) blocks (wgrad: blocks of slices), channel blocks
+  int blocks_per_sm = 0;           // fprop, dgrad: the kernel's blocks an SM that the grid assumed (whole waves)
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
   int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q (partial sums), slices a block
   bool row_taps = false;            // wgrad: a thread per filter row (depthwise, S of 5 to 7, or slide), else per tap
@@ -84,6 +85,8 @@ struct DepthwisePlan {
 enum class ConvDirection { kFprop, kDgrad, kWgrad };
 // wgrad takes the direct kernel for groups up to this wide; wider ones run as grouped GEMMs.
 inline constexpr int kDirectWgradMaxGroupWidth = 4;
+// fprop and dgrad on the direct kernels: at most this many pixels (or strips) a thread.
+inline constexpr int kDirectUnitsPerThread = 8;
 // dgrad of a stride-1 layer as an fprop: dX = the true-convolution-flipped filter over dY (P x Q)
 // with pads (R-1)*dilation - pad, whose output extent is H x W.
 Conv2dProblem dgrad_as_fprop(const Conv2dProblem& pb);

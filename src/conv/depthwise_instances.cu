@@ -3,10 +3,15 @@
 namespace tessel::sm80 {
 namespace {
 
-// fprop's kernel for the filter width and stride (depthwise_strip), else the per-pixel one.
+using DirectKernel = void (*)(DepthwiseArgs);
+
+// fprop's kernel for the filter width and stride (depthwise_strip), else the per-pixel one;
+// dgrad's per-pixel kernel.
 template <class T, int Vec, int CG>
-auto fprop_kernel(Conv2dProblem const& pb, bool strip) {
-  if (strip) {
+DirectKernel direct_kernel(bool fprop, conv_detail::DepthwisePlan const& plan) {
+  if (!fprop) return depthwise_dgrad_kernel<T, Vec, CG>;
+  if (plan.strip) {
+    const Conv2dProblem& pb = plan.problem;
     const bool s1 = pb.stride_w == 1;
     if (pb.s == 3)
       return s1 ? depthwise_fprop_strip_kernel<T, Vec, CG, 3, 1> : depthwise_fprop_strip_kernel<T, Vec, CG, 3, 2>;
@@ -17,16 +22,33 @@ auto fprop_kernel(Conv2dProblem const& pb, bool strip) {
   return depthwise_fprop_kernel<T, Vec, CG>;
 }
 
-template <class T, int Vec, int CG>
-cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args,
-                           cudaStream_t stream) {
-  const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
-  const std::size_t smem = std::size_t(args.pb.r) * args.pb.s * plan.vectors * Vec * CG * sizeof(float);
-  if (fprop) {
-    fprop_kernel<T, Vec, CG>(args.pb, plan.strip)<<<grid, kDepthwiseThreads, smem, stream>>>(args);
-  } else {
-    depthwise_dgrad_kernel<T, Vec, CG><<<grid, kDepthwiseThreads, smem, stream>>>(args);
+// The instance for the plan's vector width and group width: one channel a thread only for
+// depthwise layers (planned so: conv2d_plan.cpp).
+template <class T>
+DirectKernel direct_kernel(bool fprop, conv_detail::DepthwisePlan const& plan) {
+  if (plan.vec == 1) return direct_kernel<T, 1, 1>(fprop, plan);
+  switch (plan.cg) {
+    case 2: return direct_kernel<T, 8, 2>(fprop, plan);
+    case 4: return direct_kernel<T, 8, 4>(fprop, plan);
+    case 8: return direct_kernel<T, 8, 8>(fprop, plan);
+    default: return direct_kernel<T, 8, 1>(fprop, plan);
   }
+}
+
+DirectKernel direct_kernel(DataType input, bool fprop, conv_detail::DepthwisePlan const& plan) {
+  return input == DataType::kF16 ? direct_kernel<Half>(fprop, plan) : direct_kernel<BFloat16>(fprop, plan);
+}
+
+// fprop's and dgrad's filter taps in shared memory: R*S * the block's channels * CG floats.
+std::size_t taps_bytes(conv_detail::DepthwisePlan const& plan) {
+  return std::size_t(plan.problem.r) * plan.problem.s * plan.vectors * plan.vec * plan.cg * sizeof(float);
+}
+
+cudaError_t fprop_or_dgrad(DataType input, bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
+                           cudaStream_t stream) {
+  args.vectors_per_block = plan.vectors;
+  const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
+  direct_kernel(input, fprop, plan)<<<grid, kDepthwiseThreads, taps_bytes(plan), stream>>>(args);
   return cudaGetLastError();
 }
 
@@ -37,20 +59,6 @@ cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs
   const std::size_t lane_sums = plan.slice_lanes > 1 ? std::size_t(threads) * Vec * CG * sizeof(float) : 0;
   depthwise_wgrad_kernel<T, Vec, CG, RowTaps><<<grid, threads, lane_sums, stream>>>(args);
   return cudaGetLastError();
-}
-
-// The instance for the plan's vector width and group width: one channel a thread only for
-// depthwise layers (planned so: conv2d_plan.cpp).
-template <class T>
-cudaError_t fprop_or_dgrad(bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args,
-                           cudaStream_t stream) {
-  if (plan.vec == 1) return fprop_or_dgrad<T, 1, 1>(fprop, plan, args, stream);
-  switch (plan.cg) {
-    case 2: return fprop_or_dgrad<T, 8, 2>(fprop, plan, args, stream);
-    case 4: return fprop_or_dgrad<T, 8, 4>(fprop, plan, args, stream);
-    case 8: return fprop_or_dgrad<T, 8, 8>(fprop, plan, args, stream);
-    default: return fprop_or_dgrad<T, 8, 1>(fprop, plan, args, stream);
-  }
 }
 
 template <class T, int S>
@@ -100,16 +108,17 @@ cudaError_t wgrad_reduce(conv_detail::DepthwisePlan const& plan, DepthwiseArgs c
 
 cudaError_t run_depthwise_fprop(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
                                 cudaStream_t stream) {
-  args.vectors_per_block = plan.vectors;
-  return input == DataType::kF16 ? fprop_or_dgrad<Half>(true, plan, args, stream)
-                                 : fprop_or_dgrad<BFloat16>(true, plan, args, stream);
+  return fprop_or_dgrad(input, true, plan, args, stream);
 }
 
 cudaError_t run_depthwise_dgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
                                 cudaStream_t stream) {
-  args.vectors_per_block = plan.vectors;
-  return input == DataType::kF16 ? fprop_or_dgrad<Half>(false, plan, args, stream)
-                                 : fprop_or_dgrad<BFloat16>(false, plan, args, stream);
+  return fprop_or_dgrad(input, false, plan, args, stream);
+}
+
+cudaError_t depthwise_blocks_per_sm(DataType input, bool fprop, conv_detail::DepthwisePlan const& plan, int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, direct_kernel(input, fprop, plan), kDepthwiseThreads,
+                                                       taps_bytes(plan));
 }
 
 cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,

@@ -14,6 +14,9 @@ cudaError_t run_depthwise_fprop(DataType input, conv_detail::DepthwisePlan const
                                 cudaStream_t stream);
 cudaError_t run_depthwise_dgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
                                 cudaStream_t stream);
+// The blocks of the kernel that run_depthwise_fprop (fprop) or run_depthwise_dgrad launches for
+// `plan` that fit one SM of the current device (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+cudaError_t depthwise_blocks_per_sm(DataType input, bool fprop, conv_detail::DepthwisePlan const& plan, int* blocks);
 // wgrad: the slices' partial sums into `workspace` (plan.workspace_bytes), then their sum in a
 // fixed order: dw = alpha * sum + beta * residual, of args.out_type.
 cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,

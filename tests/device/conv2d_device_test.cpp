@@ -14,6 +14,7 @@
 
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_tma_maps.hpp"
+#include "conv/depthwise_instances.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
 #include "tessel/runtime/gemm.hpp"
@@ -239,6 +240,38 @@ TEST(Conv2dFprop, DepthwiseDirectKernels) {
     ++seed;
     if (HasFailure()) return;
   }
+}
+// The direct kernels' grid comes in whole waves of direct_blocks_per_sm blocks an SM
+// (conv2d_plan.cpp): every fprop and dgrad kernel (strips of 3, 5 and 7 taps at strides 1 and 2,
+// the pixel kernels, depthwise and groups of 2 to 8, both vector widths and input types) must
+// fit at least that many on this GPU.
+TEST(Conv2dFprop, DepthwiseBlocksFitAsPlanned) {
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  int checked = 0;
+  for (int cg : {1, 2, 4, 8}) {
+    for (int c : {cg * 64, cg == 1 ? 37 : cg * 24}) {  // 37 channels: one a thread
+      for (int s : {3, 4, 5, 7}) {
+        if (s * s * cg > kDepthwiseMaxTaps) continue;  // the grouped GEMMs' layers
+        for (int stride : {1, 2}) {
+          const Conv2dProblem p = problem(2, 20, 20, c, c, s, s, s / 2, stride, 1, c / cg);
+          for (auto direction : {conv_detail::ConvDirection::kFprop, conv_detail::ConvDirection::kDgrad}) {
+            const conv_detail::DepthwisePlan plan = conv_detail::plan_depthwise(direction, p, true, device.sms);
+            ASSERT_TRUE(plan.direct) << describe({p});
+            const bool fprop = direction == conv_detail::ConvDirection::kFprop || plan.as_fprop;
+            for (DataType in : {DataType::kF16, DataType::kBF16}) {
+              int blocks = 0;
+              ASSERT_EQ(sm80::depthwise_blocks_per_sm(in, fprop, plan, &blocks), cudaSuccess);
+              EXPECT_GE(blocks, plan.blocks_per_sm) << describe({p, in}) << (fprop ? " fprop" : " dgrad")
+                                                    << " kernel, strip " << plan.strip << ", vec " << plan.vec;
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, (4 + 4 + 3 + 2) * 2 * 2 * 2 * 2);  // (cg, s) pairs within the taps; c, stride, direction, type
 }
 // Filters wider than 32 taps do not fit the optimized iterator's masks: the analytic one runs.
 TEST(Conv2dFprop, WideFilterTakesTheAnalyticIterator) {

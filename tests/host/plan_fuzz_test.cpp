@@ -185,6 +185,16 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
   } else {
     EXPECT_EQ(d.workspace_bytes, 0u);
     EXPECT_FALSE(d.row_taps);
+    EXPECT_EQ(d.blocks_per_sm, direct_blocks_per_sm(d.strip, cg));
+    // a thread's pixels (dgrad: dX's) or strips, at most kDirectUnitsPerThread, and no empty block
+    const Conv2dProblem& f = d.problem;
+    const long long columns = d.strip ? (f.q() + depthwise_strip(f) - 1) / depthwise_strip(f) : f.q();
+    const long long units = direction == conv_detail::ConvDirection::kDgrad && !d.as_fprop
+                                ? (long long)f.n * f.h * f.w
+                                : (long long)f.n * f.p() * columns;
+    const long long lanes = kDepthwiseThreads / d.vectors, rows = (units + lanes - 1) / lanes;
+    EXPECT_LE(d.blocks_x, rows) << "an empty block";
+    EXPECT_LE((rows + d.blocks_x - 1) / d.blocks_x, conv_detail::kDirectUnitsPerThread);
   }
   return true;
 }

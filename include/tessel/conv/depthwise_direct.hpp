@@ -55,6 +55,14 @@ struct DepthwiseArgs {
 };
 
 inline constexpr int kDepthwiseThreads = 256;
+// Blocks of kDepthwiseThreads an SM that fprop's and dgrad's kernels fit, for the planner's
+// whole waves (conv2d_plan.cpp): the strip kernel's launch bounds ask for two (at most 128
+// registers a thread); the pixel kernels take 54-64 registers (groups of 8: 70-74, three
+// blocks) on sm_90a. Conv2dFprop.DepthwiseBlocksFitAsPlanned checks these on the GPU.
+inline constexpr int kStripBlocksPerSm = 2;
+TESSEL_HOST_DEVICE constexpr int direct_blocks_per_sm(bool strip, int cg) {
+  return strip ? kStripBlocksPerSm : cg == 8 ? 3 : 4;
+}
 // Output columns of a thread in depthwise_fprop_strip_kernel<.., S, SW>: as many as keep its
 // input columns ((strip - 1) * SW + S) and accumulators within two blocks' registers per SM
 // (128 a thread) without spilling. 0: no strip kernel for that width and stride.
@@ -275,7 +283,7 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_fprop_kernel(Dept
 // depthwise_strip(S, SW) consecutive output columns (n, p, q0..) of Vec channels, loading per
 // filter row the (strip - 1) * SW + S input columns they read once (zero outside the image).
 template <class T, int Vec, int CG, int S, int SW>
-__global__ void __launch_bounds__(kDepthwiseThreads, 2) depthwise_fprop_strip_kernel(DepthwiseArgs a) {
+__global__ void __launch_bounds__(kDepthwiseThreads, kStripBlocksPerSm) depthwise_fprop_strip_kernel(DepthwiseArgs a) {
   extern __shared__ float4 taps_words[];  // (R*S, Vec*CG / kChunk, vectors, kChunk): detail::TapLayout
   using Taps = detail::TapLayout<Vec, CG>;
   float* taps = reinterpret_cast<float*>(taps_words);
