@@ -57,8 +57,8 @@ struct DepthwiseArgs {
 inline constexpr int kDepthwiseThreads = 256;
 // Blocks of kDepthwiseThreads an SM that fprop's and dgrad's kernels fit, for the planner's
 // whole waves (conv2d_plan.cpp): the strip kernel's launch bounds ask for two (at most 128
-// registers a thread); the pixel kernels take 54-64 registers (groups of 8: 70-74, three
-// blocks) on sm_90a. Conv2dFprop.DepthwiseBlocksFitAsPlanned checks these on the GPU.
+// registers a thread); the pixel kernels take at most 56 registers (dgrad of groups of 8: 70,
+// three blocks) on sm_90a. Conv2dFprop.DepthwiseBlocksFitAsPlanned checks these on the GPU.
 inline constexpr int kStripBlocksPerSm = 2;
 TESSEL_HOST_DEVICE constexpr int direct_blocks_per_sm(bool strip, int cg) {
   return strip ? kStripBlocksPerSm : cg == 8 ? 3 : 4;
@@ -173,16 +173,32 @@ __device__ inline void store_values(T* p, float const (&v)[Vec]) {
   }
 }
 
-// out[at..at+Vec) = act(alpha * acc + beta * residual + bias), in the output type.
+// out[at..at+Vec) = act(alpha * acc + beta * residual + bias), in the output type. Each term
+// is one branch a pixel, taken or skipped for all Vec values: branching per value (as
+// epilogue_value does) made this epilogue about 40% of the 3x3 strip kernel's instructions
+// (ncu, docs/PERFORMANCE.md, fifteenth session). The same operations in the same order.
 template <class Out, int Vec>
 __device__ inline void depthwise_store(DepthwiseArgs const& a, std::int64_t at, int c, float (&acc)[Vec]) {
-  float r[Vec];
-  if (a.beta != 0.0f) load_values<Out, Vec>(static_cast<Out const*>(a.residual) + at, r);
-  for (int j = 0; j < Vec; ++j) {
-    float x = a.alpha * acc[j];
-    if (a.beta != 0.0f) x += a.beta * r[j];
-    if (a.bias) x += to_float(static_cast<Out const*>(a.bias)[c + j]);
-    acc[j] = activate(x, a.act);
+  if (a.alpha != 1.0f) {
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) acc[j] *= a.alpha;
+  }
+  if (a.beta != 0.0f) {
+    float r[Vec];
+    load_values<Out, Vec>(static_cast<Out const*>(a.residual) + at, r);
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) acc[j] += a.beta * r[j];
+  }
+  if (a.bias) {
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) acc[j] += to_float(static_cast<Out const*>(a.bias)[c + j]);
+  }
+  if (a.act == Activation::kReLU) {
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) acc[j] = activate(acc[j], Activation::kReLU);
+  } else if (a.act == Activation::kGELU) {
+#pragma unroll
+    for (int j = 0; j < Vec; ++j) acc[j] = activate(acc[j], Activation::kGELU);
   }
   store_values<Out, Vec>(static_cast<Out*>(a.out) + at, acc);
 }
