@@ -192,7 +192,7 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   // tail; ties take fewer units. Against "at most 4 units, at least 4 blocks an SM" (which left
   // 2.27 waves of the 7x7 strip kernel at 56x56x96) 1.0-1.25x faster on the suites' depthwise
   // fprop and dgrad layers but one (docs/PERFORMANCE.md, fifteenth session); without the +1,
-  // 1.0-1.5x slower.
+  // slower on most, up to 1.5x.
   const int strip = direction == ConvDirection::kFprop ? depthwise_strip(pb) : 0;
   d.strip = strip > 0;
   const long long units = direction == ConvDirection::kDgrad ? (long long)pb.n * pb.h * pb.w

@@ -174,9 +174,10 @@ __device__ inline void store_values(T* p, float const (&v)[Vec]) {
 }
 
 // out[at..at+Vec) = act(alpha * acc + beta * residual + bias), in the output type. Each term
-// is one branch a pixel, taken or skipped for all Vec values: branching per value (as
-// epilogue_value does) made this epilogue about 40% of the 3x3 strip kernel's instructions
-// (ncu, docs/PERFORMANCE.md, fifteenth session). The same operations in the same order.
+// is one branch a pixel, taken or skipped for all Vec values. Branching per value (as
+// epilogue_value does) cost most of the 630 of 1407 instructions a 3x3 strip spent outside its
+// main loop, and 11-20% of the time (docs/PERFORMANCE.md, fifteenth session). The same
+// operations in the same order.
 template <class Out, int Vec>
 __device__ inline void depthwise_store(DepthwiseArgs const& a, std::int64_t at, int c, float (&acc)[Vec]) {
   if (a.alpha != 1.0f) {
