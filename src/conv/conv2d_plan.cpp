@@ -200,7 +200,7 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
                                     : (long long)pb.n * pb.p() * pb.q();
   const int lanes = kDepthwiseThreads / d.vectors;
   const long long one = ceil_div(units, (long long)lanes);  // a thread's units in one block
-  d.blocks_per_sm = direct_blocks_per_sm(d.strip, cg);
+  d.blocks_per_sm = direct_blocks_per_sm(d.strip);
   const long long wave = (long long)d.blocks_per_sm * sms;
   long long best_cost = -1;
   for (long long per_thread = 1; per_thread <= kDirectUnitsPerThread; ++per_thread) {

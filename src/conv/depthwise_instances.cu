@@ -46,7 +46,15 @@ std::size_t taps_bytes(conv_detail::DepthwisePlan const& plan) {
 
 cudaError_t fprop_or_dgrad(DataType input, bool fprop, conv_detail::DepthwisePlan const& plan, DepthwiseArgs args,
                            cudaStream_t stream) {
-  args.vectors_per_block = plan.vectors;
+  const Conv2dProblem& pb = plan.problem;
+  args.vectors_per_block = plan.vectors, args.vectors = FastDivmod(plan.vectors), args.filter_s = FastDivmod(pb.s);
+  if (fprop) {
+    const int strip = plan.strip ? depthwise_strip(pb) : 1;
+    args.columns = FastDivmod((pb.q() + strip - 1) / strip), args.rows = FastDivmod(pb.p());
+  } else {
+    args.columns = FastDivmod(pb.w), args.rows = FastDivmod(pb.h);
+    args.walk_h = detail::TapWalk(pb.stride_h, pb.dilation_h), args.walk_w = detail::TapWalk(pb.stride_w, pb.dilation_w);
+  }
   const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
   direct_kernel(input, fprop, plan)<<<grid, kDepthwiseThreads, taps_bytes(plan), stream>>>(args);
   return cudaGetLastError();

@@ -22,7 +22,7 @@ void check_tap_layout() {
       std::vector<int> seen(count, 0);
       for (int e = 0; e < count; ++e) {
         int tap, v, f;
-        L::element(e, vectors, &tap, &v, &f);
+        L::element(e, FastDivmod(vectors), &tap, &v, &f);
         ASSERT_TRUE(tap >= 0 && tap < taps && v >= 0 && v < vectors && f >= 0 && f < Vec * CG) << e;
         // where the kernels read weight f of thread v's tap: chunk f / kChunk, word f % kChunk
         const int at = L::offset(tap, v, vectors) + f / L::kChunk * vectors * L::kChunk + f % L::kChunk;

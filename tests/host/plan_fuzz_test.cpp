@@ -185,7 +185,7 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
   } else {
     EXPECT_EQ(d.workspace_bytes, 0u);
     EXPECT_FALSE(d.row_taps);
-    EXPECT_EQ(d.blocks_per_sm, direct_blocks_per_sm(d.strip, cg));
+    EXPECT_EQ(d.blocks_per_sm, direct_blocks_per_sm(d.strip));
     // a thread's pixels (dgrad: dX's) or strips, at most kDirectUnitsPerThread, and no empty block
     const Conv2dProblem& f = d.problem;
     const long long columns = d.strip ? (f.q() + depthwise_strip(f) - 1) / depthwise_strip(f) : f.q();

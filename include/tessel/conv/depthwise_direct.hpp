@@ -32,9 +32,46 @@
 #include <type_traits>
 
 #include "tessel/conv/problem.hpp"
+#include "tessel/gemm/fast_divmod.hpp"
 #include "tessel/gemm/epilogue.hpp"
 
 namespace tessel {
+
+namespace detail {
+
+// dgrad along one dimension: tap t reaches dX index x through dY index (x + pad - t * dilation)
+// / stride where that divides. Those taps are first, first + step, ... (step = stride /
+// gcd(stride, dilation)), the dY index falling by `back` = dilation * step / stride each: a
+// thread finds the first with at most `step` remainders instead of one per tap, each a
+// multiplication (FastDivmod). The launch code builds the walks once (DepthwiseArgs).
+struct TapWalk {
+  FastDivmod stride;
+  int dilation, step, back;
+  TESSEL_HOST_DEVICE TapWalk(int stride_, int dilation_) : stride(stride_), dilation(dilation_) {
+    int g = stride_, b = dilation;  // g = gcd(stride, dilation)
+    while (b != 0) {
+      const int rest = g % b;
+      g = b, b = rest;
+    }
+    step = stride_ / g, back = dilation / g;
+  }
+  // x_pad = x + pad (>= 0): the first tap reaching dY, and its dY index (false: none does)
+  TESSEL_HOST_DEVICE bool first(int x_pad, int* tap, int* index) const {
+    for (int t = 0; t < step; ++t) {
+      const int reach = x_pad - t * dilation;
+      if (reach < 0) return false;
+      int quotient, remainder;
+      stride.divmod(reach, quotient, remainder);
+      if (remainder == 0) {
+        *tap = t, *index = quotient;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace detail
 
 // What the three kernels take: the problem, the tensors, the epilogue
 // out = act(alpha * acc + beta * residual + bias[c]) (wgrad: no bias, no activation).
@@ -52,17 +89,21 @@ struct DepthwiseArgs {
   int pixels_per_slice;   // wgrad: pixels (n, p, q) of a slice
   bool dgrad_taps = false;  // fprop and dgrad kernels: w read as dgrad reads it (the group transposed)
   int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q, and slices a block
+  // fprop and dgrad: divisors fixed for the launch, as multiplications (FastDivmod: no integer
+  // division a pixel), set by the launch code. fprop's output columns a row (strips of them
+  // for the strip kernel) and rows, P; dgrad's W and H; vectors_per_block and S (the block's
+  // filter taps); dgrad's tap walks along h and w.
+  FastDivmod columns, rows, vectors, filter_s;
+  detail::TapWalk walk_h{1, 1}, walk_w{1, 1};
 };
 
 inline constexpr int kDepthwiseThreads = 256;
 // Blocks of kDepthwiseThreads an SM that fprop's and dgrad's kernels fit, for the planner's
 // whole waves (conv2d_plan.cpp): the strip kernel's launch bounds ask for two (at most 128
-// registers a thread); the pixel kernels take at most 56 registers (dgrad of groups of 8: 70,
-// three blocks) on sm_90a. Conv2dFprop.DepthwiseBlocksFitAsPlanned checks these on the GPU.
+// registers a thread); the pixel kernels take at most 59 on sm_90a, so four blocks fit.
+// Conv2dFprop.DepthwiseBlocksFitAsPlanned checks both on the GPU.
 inline constexpr int kStripBlocksPerSm = 2;
-TESSEL_HOST_DEVICE constexpr int direct_blocks_per_sm(bool strip, int cg) {
-  return strip ? kStripBlocksPerSm : cg == 8 ? 3 : 4;
-}
+TESSEL_HOST_DEVICE constexpr int direct_blocks_per_sm(bool strip) { return strip ? kStripBlocksPerSm : 4; }
 // Output columns of a thread in depthwise_fprop_strip_kernel<.., S, SW>: as many as keep its
 // input columns ((strip - 1) * SW + S) and accumulators within two blocks' registers per SM
 // (128 a thread) without spilling. 0: no strip kernel for that width and stride.
@@ -106,38 +147,11 @@ struct TapLayout {
   // Thread v's chunk 0 of tap `tap`; chunk q lies q * vectors * kChunk floats further.
   TESSEL_HOST_DEVICE static int offset(int tap, int v, int vectors) { return (tap * kChunks * vectors + v) * kChunk; }
   // The element at float e of the layout: its tap, its thread v and that thread's weight f.
-  TESSEL_HOST_DEVICE static void element(int e, int vectors, int* tap, int* v, int* f) {
-    *v = e / kChunk % vectors;
-    *f = e / kChunk / vectors % kChunks * kChunk + e % kChunk;
-    *tap = e / kChunk / vectors / kChunks;
-  }
-};
-
-// dgrad along one dimension: tap t reaches dX index x through dY index (x + pad - t * dilation)
-// / stride where that divides. Those taps are first, first + step, ... (step = stride /
-// gcd(stride, dilation)), the dY index falling by `back` = dilation * step / stride each: a
-// thread finds the first with at most `step` remainders instead of one per tap.
-struct TapWalk {
-  int stride, dilation, step, back;
-  TESSEL_HOST_DEVICE TapWalk(int stride_, int dilation_) : stride(stride_), dilation(dilation_) {
-    int g = stride, b = dilation;  // g = gcd(stride, dilation)
-    while (b != 0) {
-      const int rest = g % b;
-      g = b, b = rest;
-    }
-    step = stride / g, back = dilation / g;
-  }
-  // x_pad = x + pad (>= 0): the first tap reaching dY, and its dY index (false: none does)
-  TESSEL_HOST_DEVICE bool first(int x_pad, int* tap, int* index) const {
-    for (int t = 0; t < step; ++t) {
-      const int reach = x_pad - t * dilation;
-      if (reach < 0) return false;
-      if (reach % stride == 0) {
-        *tap = t, *index = reach / stride;
-        return true;
-      }
-    }
-    return false;
+  TESSEL_HOST_DEVICE static void element(int e, FastDivmod const& vectors, int* tap, int* v, int* f) {
+    int rest;
+    vectors.divmod(e / kChunk, rest, *v);
+    *f = rest % kChunks * kChunk + e % kChunk;
+    *tap = rest / kChunks;
   }
 };
 
@@ -220,10 +234,10 @@ __device__ inline void load_taps(DepthwiseArgs const& a, int c0, float* taps) {
   const int vectors = a.vectors_per_block, count = pb.r * pb.s * vectors * Vec * CG;
   const bool flip = pb.mode == ConvMode::kConvolution;
   for (int e = int(threadIdx.x); e < count; e += blockDim.x) {
-    int tap, v, f;
-    L::element(e, vectors, &tap, &v, &f);
+    int tap, v, f, r, s;
+    L::element(e, a.vectors, &tap, &v, &f);
     const int c = c0 + v * Vec + f / CG, i = f % CG;
-    int r = tap / pb.s, s = tap % pb.s;
+    a.filter_s.divmod(tap, r, s);
     if (flip) r = pb.r - 1 - r, s = pb.s - 1 - s;
     const int filter = a.dgrad_taps ? c - c % CG + i : c, channel = a.dgrad_taps ? c % CG : i;
     const std::int64_t at = ((std::int64_t(filter) * pb.r + r) * pb.s + s) * CG + channel;
@@ -277,7 +291,9 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_fprop_kernel(Dept
   const int P = pb.p(), Q = pb.q(), pixels = pb.n * P * Q;  // below 2^31: Y's elements are
   T const* x = static_cast<T const*>(a.in);
   for (int pix = int(blockIdx.x) * lanes + lane; pix < pixels; pix += int(gridDim.x) * lanes) {
-    const int q = pix % Q, p = pix / Q % P, n = pix / Q / P;
+    int row, q, n, p;  // pix = (n * P + p) * Q + q
+    a.columns.divmod(pix, row, q);
+    a.rows.divmod(row, n, p);
     float acc[1][Vec] = {};
     for (int r = 0; r < pb.r; ++r) {
       const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
@@ -311,11 +327,13 @@ __global__ void __launch_bounds__(kDepthwiseThreads, kStripBlocksPerSm) depthwis
   detail::load_taps<T, Vec, CG>(a, c0, taps);
   const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
   if (lane >= lanes || c >= pb.c) return;
-  const int P = pb.p(), Q = pb.q(), strips_q = (Q + kStrip - 1) / kStrip, strips = pb.n * P * strips_q;
+  const int P = pb.p(), Q = pb.q(), strips = pb.n * P * a.columns.divisor;  // a.columns: ceil(Q / kStrip)
   T const* x = static_cast<T const*>(a.in) + c;
   for (int strip = int(blockIdx.x) * lanes + lane; strip < strips; strip += int(gridDim.x) * lanes) {
-    const int q0 = strip % strips_q * kStrip, p = strip / strips_q % P, n = strip / strips_q / P;
-    const int w0 = q0 * SW - pb.pad_w;
+    int row, column, n, p;  // strip = (n * P + p) * strips a row + column
+    a.columns.divmod(strip, row, column);
+    a.rows.divmod(row, n, p);
+    const int q0 = column * kStrip, w0 = q0 * SW - pb.pad_w;
     float acc[kStrip][Vec] = {};
     for (int r = 0; r < pb.r; ++r) {
       const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
@@ -359,10 +377,12 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
   const int lane = int(threadIdx.x) / vectors, v = int(threadIdx.x) % vectors, c = c0 + v * Vec;
   if (lane >= lanes || c >= pb.c) return;
   const int P = pb.p(), Q = pb.q(), pixels = pb.n * pb.h * pb.w;  // below 2^31: dX's elements are
-  const detail::TapWalk walk_h(pb.stride_h, pb.dilation_h), walk_w(pb.stride_w, pb.dilation_w);
+  const detail::TapWalk &walk_h = a.walk_h, &walk_w = a.walk_w;
   T const* dy = static_cast<T const*>(a.in);
   for (int pix = int(blockIdx.x) * lanes + lane; pix < pixels; pix += int(gridDim.x) * lanes) {
-    const int w = pix % pb.w, h = pix / pb.w % pb.h, n = pix / pb.w / pb.h;
+    int row, w, n, h;  // pix = (n * H + h) * W + w
+    a.columns.divmod(pix, row, w);
+    a.rows.divmod(row, n, h);
     float acc[1][Vec] = {};
     int r0, p0, s0, q0;  // the first taps that reach dY, and the dY row and column they read
     if (walk_h.first(h + pb.pad_h, &r0, &p0) && walk_w.first(w + pb.pad_w, &s0, &q0)) {
