@@ -93,30 +93,42 @@ void plan_dgrad_one_launch(DgradPlan& plan, int sms) {
   plan.workspace_bytes = 0;
 }
 
-// The sliding wgrad's slices, whole output rows each: as many lanes (slices) a block as
-// kSlideThreads allow, and the grid in whole waves of kSlideBlocksPerSm blocks an SM. A wave
-// takes about its slices' rows plus one (the window's first columns, the block's sum), so of 1
-// to 4 waves take the one with the fewest waves * (rows a slice + 1), the fewest blocks (partial
-// sums) on a tie. The first rule (8 blocks of 256 threads an SM, for the kernels that fit 8) left
-// ConvNeXt-T's 28x28x192 layer 336 blocks on 264 slots, 8 rows a thread's time where 5 suffice;
-// MobileNetV2's 14x14x576 3x3 layer took 28 us in 3 waves of 1 row, 19 in 1 wave of 3 rows
-// (docs/PERFORMANCE.md, fourteenth session).
+// The sliding wgrad's slices: runs of row pieces. Each output row is cut into 1 to 8 pieces of
+// at least 2S columns (none empty); a block has as many lanes (slices) as its threads allow,
+// 512 or (S = 3) slide_threads(S) = 768; the grid comes in whole waves of kSlideBlocksPerSm
+// blocks an SM. A thread's time is about its pieces' unrolled pixels plus S each (the window's
+// first columns) and one row more (the block's sum), so of every block size, cut and 1 to 4
+// waves take the fewest waves * that; on a tie the fewest blocks (partial sums) of a block
+// size, and 512 threads over 768 (MobileNetV2's 14x14x384 layer: 7 blocks of 768 on 84 SMs
+// took 15.0 us, 11 of 512 on 132 SMs 12.5-13.7). Whole rows alone (the fourteenth session's
+// rule, waves * (rows a slice + 1)) left MobileNetV2's 112x112x32 layer 86 blocks of 2 rows
+// for 132 SMs; the first rule (8 blocks of 256 threads an SM) left ConvNeXt-T's 28x28x192
+// layer 336 blocks on 264 slots (docs/PERFORMANCE.md, fourteenth and sixteenth sessions).
 void plan_slide_slices(DepthwisePlan& d, int sms) {
   const Conv2dProblem& pb = d.problem;
-  const long long rows = (long long)pb.n * pb.p(), slots = (long long)kSlideBlocksPerSm * sms;
-  const long long lanes = std::max(1, kSlideThreads / (pb.r * d.vectors));
-  long long best_cost = 0, best_rows = 0, best_blocks = 0;
-  for (long long waves = 1; waves <= 4; ++waves) {
-    const long long most = std::max(1LL, waves * slots / d.blocks_y);  // blocks along x
-    const long long per_slice = ceil_div(rows, most * lanes);
-    const long long blocks = ceil_div(ceil_div(rows, per_slice), lanes);
-    const long long cost = ceil_div(blocks * d.blocks_y, slots) * (per_slice + 1);
-    if (best_cost == 0 || cost < best_cost || (cost == best_cost && blocks < best_blocks))
-      best_cost = cost, best_rows = per_slice, best_blocks = blocks;
+  const long long rows = (long long)pb.n * pb.p(), q = pb.q(), s = pb.s, slots = (long long)kSlideBlocksPerSm * sms;
+  auto pixels = [&](long long columns) { return ceil_div(columns, s) * s + s; };  // a piece's time
+  long long best_cost = 0, best_blocks = 0, best_lanes = 0;
+  for (const int threads : {512, slide_threads(pb.s)}) {
+    const long long lanes = std::max(1, threads / (pb.r * d.vectors));
+    for (long long pieces = 1; pieces <= 8; ++pieces) {
+      const long long length = ceil_div(q, pieces);
+      if (pieces > 1 && (length < 2 * s || ceil_div(q, length) != pieces)) continue;
+      const long long units = rows * pieces;
+      for (long long waves = 1; waves <= 4; ++waves) {
+        const long long most = std::max(1LL, waves * slots / d.blocks_y);  // blocks along x
+        const long long per_slice = ceil_div(units, most * lanes);
+        const long long blocks = ceil_div(ceil_div(units, per_slice), lanes);
+        const long long cost = ceil_div(blocks * d.blocks_y, slots) * (per_slice * pixels(length) + pixels(q));
+        if (best_cost == 0 || cost < best_cost || (cost == best_cost && lanes == best_lanes && blocks < best_blocks)) {
+          best_cost = cost, best_blocks = blocks, best_lanes = lanes;
+          d.row_pieces = int(pieces), d.pieces_per_slice = int(per_slice);
+        }
+      }
+    }
   }
-  d.pixels_per_slice = int(best_rows * pb.q());
-  d.slices = int(ceil_div(rows, best_rows));
-  d.slice_lanes = int(std::min<long long>(lanes, d.slices));
+  d.slices = int(ceil_div(rows * d.row_pieces, (long long)d.pieces_per_slice));
+  d.slice_lanes = int(std::min<long long>(best_lanes, d.slices));
   d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));
 }
 

@@ -79,7 +79,10 @@ struct DepthwisePlan {
   int pixels_per_slice = 0;        // wgrad: pixels of a slice
   int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q (partial sums), slices a block
   bool row_taps = false;            // wgrad: a thread per filter row (depthwise, S of 5 to 7, or slide), else per tap
-  bool slide = false;               // wgrad: depthwise_wgrad_slide_kernel (row_taps; slices of whole output rows)
+  bool slide = false;               // wgrad: depthwise_wgrad_slide_kernel (row_taps; slices of row pieces)
+  // slide: each output row in row_pieces runs of ceil(Q / row_pieces) columns, a slice
+  // pieces_per_slice of them (pixels_per_slice unused)
+  int row_pieces = 1, pieces_per_slice = 0;
   std::size_t workspace_bytes = 0;  // wgrad: the blocks' fp32 partial sums (blocks_x, R*S, K, C/G)
 };
 enum class ConvDirection { kFprop, kDgrad, kWgrad };

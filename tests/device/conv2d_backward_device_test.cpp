@@ -819,18 +819,19 @@ TEST(Conv2dWgrad, DepthwiseDirectKernels) {
   }
 }
 // Depthwise wgrad of 3, 5 and 7 wide filters at stride 1 along w slides a window of input
-// columns along whole output rows (depthwise_wgrad_slide_kernel): output widths 1 to 60, most
+// columns along runs of output rows (depthwise_wgrad_slide_kernel): output widths 1 to 60, most
 // not a multiple of S; pads 0 to S along w (columns read as zeros at both ends) and 0 to R along
-// h; strides and dilation along h; true convolution; slices of rows of several images; blocks
-// of one or several slices (few channels); every type pair, alpha and beta; each case run twice
-// for the same bits. Then ConvNeXt's 56x56 7x7 layer at N = 4, many slices. Each case first
-// requires the plan to slide.
+// h; strides and dilation along h; true convolution; slices of rows of several images; rows cut
+// into pieces (at least 8 of the 24 cases) or whole; blocks of one or several slices (few
+// channels); every type pair, alpha and beta; each case run twice for the same bits. Then
+// ConvNeXt's 56x56 7x7 layer at N = 4, many slices. Each case first requires the plan to
+// slide.
 TEST(Conv2dWgrad, DepthwiseSlidesAWindowAlongRows) {
   std::mt19937 rng(6161);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   DeviceInfo device;
   ASSERT_TRUE(current_device("test", &device).ok());
-  int ran = 0;
+  int ran = 0, pieced = 0;
   for (int i = 0; ran < 24 && i < 1000; ++i) {
     const int s = 2 * pick(1, 3) + 1, r = pick(1, 7), c = 8 * pick(1, 40);
     Conv2dProblem p = problem(pick(1, 6), pick(1, 40), pick(1, 60), c, c, r, s, 0, pick(1, 2), pick(1, 2), c,
@@ -838,12 +839,15 @@ TEST(Conv2dWgrad, DepthwiseSlidesAWindowAlongRows) {
     p.pad_h = pick(0, r), p.pad_w = pick(0, s), p.stride_w = 1, p.dilation_w = 1;
     if (!validate(p).ok()) continue;
     const Case t = random_case(p, false, pick);
-    ASSERT_TRUE(planned_wgrad(p, device).depthwise.slide) << describe(t) << ": not on the sliding kernel";
+    const conv_detail::DepthwisePlan d = planned_wgrad(p, device).depthwise;
+    ASSERT_TRUE(d.slide) << describe(t) << ": not on the sliding kernel";
+    pieced += d.row_pieces > 1;
     run_wgrad(t, 2000 + i, true);
     ++ran;
     if (HasFailure()) return;
   }
   EXPECT_EQ(ran, 24);
+  EXPECT_GE(pieced, 8) << "cases whose rows are cut into pieces";
   Case big{problem(4, 56, 56, 96, 96, 7, 7, 3, 1, 1, 96), DataType::kBF16, DataType::kF32, 0.75f, 0.5f};
   ASSERT_TRUE(planned_wgrad(big.pb, device).depthwise.slide);
   run_wgrad(big, 2999, true);

@@ -170,16 +170,26 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
   if (direction == conv_detail::ConvDirection::kWgrad) {
     const long long pixels = (long long)pb.n * pb.p() * pb.q(), taps = pb.r * pb.s;
     EXPECT_LE(taps * d.vectors, 1024) << "threads per block";
-    EXPECT_GE((long long)d.slices * d.pixels_per_slice, pixels);
-    EXPECT_LT((long long)(d.slices - 1) * d.pixels_per_slice, pixels) << "an empty slice";
+    // a slice: pixels, or (slide) pieces of rows of at least 2S columns, none empty
+    const long long length = slide ? (pb.q() + d.row_pieces - 1) / d.row_pieces : 1;
+    const long long units = slide ? (long long)pb.n * pb.p() * d.row_pieces : pixels;
+    const long long per = slide ? d.pieces_per_slice : d.pixels_per_slice;
+    EXPECT_GE((long long)d.slices * per, units);
+    EXPECT_LT((long long)(d.slices - 1) * per, units) << "an empty slice";
+    if (slide) {
+      EXPECT_TRUE(d.row_pieces >= 1 && d.row_pieces <= 8) << d.row_pieces;
+      EXPECT_TRUE(d.row_pieces == 1 || length >= 2 * pb.s) << "pieces of at least 2S columns";
+      EXPECT_LT((d.row_pieces - 1) * length, pb.q()) << "an empty piece";
+    } else {
+      EXPECT_EQ(d.row_pieces, 1);
+    }
     EXPECT_GE(d.slice_lanes, 1);
     EXPECT_EQ(d.row_taps, slide || (cg == 1 && pb.s >= kWgradRowTapsMin && pb.s <= kWgradRowTaps));
-    if (slide) EXPECT_EQ(d.pixels_per_slice % pb.q(), 0) << "a slice of whole output rows";
     EXPECT_LE(d.slice_lanes * (d.row_taps ? pb.r : taps) * d.vectors, 1024) << "threads per block";
     EXPECT_GE((long long)d.blocks_x * d.slice_lanes, d.slices);
     EXPECT_LT((long long)(d.blocks_x - 1) * d.slice_lanes, d.slices) << "an empty block";
     const long long per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
-    EXPECT_TRUE(d.slice_lanes == 1 || per_slice * d.slice_lanes <= (slide ? kSlideThreads : 256))
+    EXPECT_TRUE(d.slice_lanes == 1 || per_slice * d.slice_lanes <= (slide ? slide_threads(pb.s) : 256))
         << "lanes only where one slice's threads are few";
     EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float));
   } else {

@@ -23,9 +23,9 @@
 // stride 1 is that fprop over dY (conv2d_plan.cpp: dgrad_as_fprop) with dgrad's taps. wgrad
 // gives each thread one tap (or, for 5-7 wide depthwise filters, one filter row), its channels
 // and one slice of the N*P*Q pixels (depthwise filters 3, 5 or 7 wide at stride 1 along w: one
-// filter row and whole output rows, along which the thread slides a window of input columns,
-// depthwise_wgrad_slide_kernel); a block adds its slices' sums and writes fp32 partial sums
-// that depthwise_wgrad_reduce adds in a fixed order (deterministic).
+// filter row and runs of output columns, along which the thread slides a window of input
+// columns, depthwise_wgrad_slide_kernel); a block adds its slices' sums and writes fp32
+// partial sums that depthwise_wgrad_reduce adds in a fixed order (deterministic).
 #pragma once
 
 #include <cstdint>
@@ -89,6 +89,9 @@ struct DepthwiseArgs {
   int pixels_per_slice;   // wgrad: pixels (n, p, q) of a slice
   bool dgrad_taps = false;  // fprop and dgrad kernels: w read as dgrad reads it (the group transposed)
   int slices = 0, slice_lanes = 1;  // wgrad: slices of N*P*Q, and slices a block
+  // depthwise_wgrad_slide_kernel: output rows cut into row_pieces runs of columns; a slice is
+  // pieces_per_slice of them (pixels_per_slice unused)
+  int row_pieces = 1, pieces_per_slice = 0;
   // fprop and dgrad: divisors fixed for the launch, as multiplications (FastDivmod: no integer
   // division a pixel), set by the launch code. fprop's output columns a row (strips of them
   // for the strip kernel) and rows, P; dgrad's W and H; vectors_per_block and S (the block's
@@ -124,12 +127,13 @@ inline constexpr int kWgradRowTapsMin = 5, kWgradRowTaps = 7;
 // depthwise_wgrad_slide_kernel's channels a thread (8-byte loads): S * 4 fp32 accumulators and
 // as many window registers.
 inline constexpr int kSlideVec = 4;
-// Its block: slices (lanes) of R * 8 threads, at most kSlideThreads, one block an SM. An SM's
-// four schedulers hold 16384 registers each, so at 112 to 128 registers a thread (S = 7 uses
-// 116-118) 16 warps fit: two blocks of 280 threads (9 warps each) did not, and ran one an SM
-// (docs/PERFORMANCE.md, fourteenth session).
-inline constexpr int kSlideThreads = 512, kSlideBlocksPerSm = 1;
-inline constexpr int kSlideRegisters = 65536 / (kSlideBlocksPerSm * kSlideThreads);  // 128
+// Its block: slices (lanes) of R * 8 threads, at most slide_threads(S), one block an SM, at
+// most slide_registers(S) registers a thread. An SM's four schedulers hold 16384 registers
+// each: S = 7 takes about 122, so 16 warps fit (two blocks of 280 threads did not, and ran one
+// an SM: docs/PERFORMANCE.md, fourteenth session); S = 3 takes about 80, so 24 warps fit.
+inline constexpr int kSlideBlocksPerSm = 1;
+TESSEL_HOST_DEVICE constexpr int slide_threads(int s) { return s == 3 ? 768 : 512; }
+TESSEL_HOST_DEVICE constexpr int slide_registers(int s) { return 65536 / slide_threads(s) / 8 * 8; }  // 80 or 128
 // The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
 TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
 
@@ -405,42 +409,52 @@ __global__ void __launch_bounds__(kDepthwiseThreads) depthwise_dgrad_kernel(Dept
 namespace detail {
 
 // wgrad's block sums. Thread (lane, unit, v) holds the sums of taps first .. first + mine - 1
-// (a filter row's or one) for the Vec * CG weights of its Vec filters from c; the block adds its
-// lanes' sums in lane order (through shared memory, where it has several lanes) and writes
-// them to the partials (block, R*S, K, CG), taps as dW stores them (flipped for true
-// convolution). Every thread of the block calls it (barriers), with the block's `mine`.
+// (a filter row's or one; first = unit * mine) for the Vec * CG weights of its Vec filters from
+// c; the block adds its lanes' sums in lane order (through shared memory, where it has several
+// lanes) and writes them to the partials (block, R*S, K, CG), taps as dW stores them (flipped
+// for true convolution). Every thread of the block calls it (barriers), with the block's `mine`.
+// Each of a tap's units * vectors * Vec * CG sums is one thread's. (Lane 0's threads alone
+// added Vec * CG each, a shared-memory latency a lane: 27% of the stall samples of MobileNetV2's
+// 7x7x960 slide, ncu, sixteenth session.)
 template <int Taps, int Vec, int CG>
 __device__ void store_wgrad_sums(DepthwiseArgs const& a, float (&acc)[Taps][Vec * CG], int first, int mine, int c,
                                  int units) {
   extern __shared__ float lane_sums[];  // (lanes, units, vectors, Vec * CG) when lanes > 1
+  constexpr int kValues = Vec * CG;
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block, taps = pb.r * pb.s, lanes = a.slice_lanes;
-  const int me = int(threadIdx.x) % (units * vectors);
-  const int slice = int(blockIdx.x) * lanes + int(threadIdx.x) / (units * vectors);
-  const bool active = slice < a.slices && c < pb.c;
+  auto partial = [&](int tap, int channel) {  // the block's sums of tap for channel .. (fp32)
+    const int stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
+    return static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * taps + stored) * pb.c + channel) * CG;
+  };
 #pragma unroll
   for (int t = 0; t < Taps; ++t) {
     if (t >= mine) break;
-    const int tap = first + t, stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
-    float* partial = static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * taps + stored) * pb.c + c) * CG;
     if (lanes == 1) {
-      if (active) {
-        for (int j = 0; j < Vec * CG; ++j) partial[j] = acc[t][j];
+      if (int(blockIdx.x) < a.slices && c < pb.c) {
+        float* out = partial(first + t, c);
+        for (int j = 0; j < kValues; ++j) out[j] = acc[t][j];
       }
       continue;
     }
-    for (int j = 0; j < Vec * CG; ++j) lane_sums[int(threadIdx.x) * Vec * CG + j] = acc[t][j];
+    for (int j = 0; j < kValues; ++j) lane_sums[int(threadIdx.x) * kValues + j] = acc[t][j];
     __syncthreads();
-    if (int(threadIdx.x) < units * vectors && c < pb.c) {
-      for (int j = 0; j < Vec * CG; ++j) {
-        float sum = 0.0f;
-        for (int l = 0; l < lanes; ++l) sum += lane_sums[(l * units * vectors + me) * Vec * CG + j];
-        partial[j] = sum;
-      }
+    const int sums = units * vectors * kValues;
+    for (int o = int(threadIdx.x); o < sums; o += int(blockDim.x)) {
+      const int me = o / kValues, j = o % kValues;  // me: (unit, v) of lane 0
+      const int channel = (int(blockIdx.y) * vectors + me % vectors) * Vec;
+      if (channel >= pb.c) continue;
+      float sum = 0.0f;
+#pragma unroll 4
+      for (int l = 0; l < lanes; ++l) sum += lane_sums[(l * units * vectors + me) * kValues + j];
+      partial(me / vectors * mine + t, channel)[j] = sum;
     }
     __syncthreads();
   }
 }
+
+// Eight zero bytes in global memory: what depthwise_wgrad_slide_kernel reads for padding.
+__device__ const uint2 kZeroWord{0u, 0u};
 
 }  // namespace detail
 
@@ -515,21 +529,23 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
 
 // wgrad of depthwise layers whose filter is S = 3, 5 or 7 wide at stride 1 along w, without
 // dilation along w (plan.slide), kSlideVec channels a thread (8-byte loads). Grid and block as
-// depthwise_wgrad_kernel's with a thread per filter row, but a slice is whole output rows
-// (pixels_per_slice a multiple of Q). Along an output row, tap s of output column q reads input
-// column q - pad + s: the S columns a pixel reads are the previous pixel's shifted by one. So
-// the thread keeps them in registers, as fp32, and per pixel loads and converts one new column
-// and dY's pixel (loaded a pixel ahead), where depthwise_wgrad_kernel loads and converts S + 1
-// words. Column w sits in slot (w + pad) % S; the loop is unrolled S pixels at a time from q = 0
-// so that every slot index is a constant (registers, not local memory). Pixels past Q in the
-// last S contribute nothing (dY and x read as zeros).
+// depthwise_wgrad_kernel's with a thread per filter row, but the pixels are cut into row
+// pieces: each output row (n, p) into a.row_pieces runs of ceil(Q / row_pieces) columns, and a
+// slice is a.pieces_per_slice consecutive pieces. Along a piece, tap s of output column q reads
+// input column q - pad + s: the S columns a pixel reads are the previous pixel's shifted by
+// one. So the thread keeps them in registers, as fp32, and per pixel loads and converts one new
+// column and dY's pixel (loaded a pixel ahead), where depthwise_wgrad_kernel loads and converts
+// S + 1 words. Column w sits in slot (w + pad - first) % S, first the piece's first output
+// column; the loop is unrolled S pixels at a time so that every slot index is a constant
+// (registers, not local memory). Pixels past the piece in its last S contribute nothing (dY
+// and x read as zeros).
 #if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
-#define TESSEL_SLIDE_REGISTERS __maxnreg__(kSlideRegisters)
+#define TESSEL_SLIDE_REGISTERS(S) __maxnreg__(slide_registers(S))
 #else  // no __maxnreg__ before CUDA 12.4
-#define TESSEL_SLIDE_REGISTERS __launch_bounds__(kSlideThreads, kSlideBlocksPerSm)
+#define TESSEL_SLIDE_REGISTERS(S) __launch_bounds__(slide_threads(S), kSlideBlocksPerSm)
 #endif
 template <class T, int S>
-__global__ void TESSEL_SLIDE_REGISTERS depthwise_wgrad_slide_kernel(DepthwiseArgs a) {
+__global__ void TESSEL_SLIDE_REGISTERS(S) depthwise_wgrad_slide_kernel(DepthwiseArgs a) {
   static_assert(sizeof(T) == 2, "16-bit inputs: four channels are one 8-byte word");
   constexpr int kVec = kSlideVec;
   const Conv2dProblem& pb = a.pb;
@@ -537,36 +553,52 @@ __global__ void TESSEL_SLIDE_REGISTERS depthwise_wgrad_slide_kernel(DepthwiseArg
   const int v = int(threadIdx.x) % vectors, r = int(threadIdx.x) / vectors % pb.r;
   const int slice = int(blockIdx.x) * a.slice_lanes + int(threadIdx.x) / vectors / pb.r;
   const int c = (int(blockIdx.y) * vectors + v) * kVec;
-  const int P = pb.p(), Q = pb.q(), rows = pb.n * P, rows_per_slice = a.pixels_per_slice / Q;
-  const int begin = slice < a.slices && c < pb.c ? slice * rows_per_slice : rows;  // others add zeros
-  const int end = rows - begin > rows_per_slice ? begin + rows_per_slice : rows;
+  const int P = pb.p(), Q = pb.q(), pieces = a.row_pieces, length = (Q + pieces - 1) / pieces;
+  const int all = pb.n * P * pieces;  // pieces (n, p, piece)
+  const int begin = slice < a.slices && c < pb.c ? slice * a.pieces_per_slice : all;  // others add zeros
+  const int end = all - begin > a.pieces_per_slice ? begin + a.pieces_per_slice : all;
   auto floats = [](uint2 w, float (&f)[kVec]) {
     T const* e = reinterpret_cast<T const*>(&w);
 #pragma unroll
     for (int j = 0; j < kVec; ++j) f[j] = detail::to_float(e[j]);
   };
   float acc[S][kVec] = {};
-  for (int row = begin; row < end; ++row) {  // output row (n, p)
+  int row = begin / pieces, piece = begin % pieces;  // output row (n, p) and piece of `unit`
+  for (int unit = begin; unit < end; ++unit) {
     const int n = row / P, h = row % P * pb.stride_h - pb.pad_h + r * pb.dilation_h;
+    const int first = piece * length, last = Q - first > length ? first + length : Q;  // columns [first, last)
+    const std::int64_t pixel0 = std::int64_t(row) * Q;  // the row's first output pixel
+    if (++piece == pieces) piece = 0, ++row;
     if (unsigned(h) >= unsigned(pb.h)) continue;  // this filter row meets padding only
-    T const* dy_row = static_cast<T const*>(a.in) + std::int64_t(row) * Q * pb.c + c;
+    T const* dy_row = static_cast<T const*>(a.in) + pixel0 * pb.c + c;
     T const* x_row = static_cast<T const*>(a.w) + (std::int64_t(n) * pb.h + h) * pb.w * pb.c + c;
-    // output column q's new input column (q + S - 1 - pad) and its dY, zeros past Q or outside
+    // output column q's new input column w (q + S - 1 - pad) and its dY. Past the piece or
+    // outside the image they read detail::kZeroWord: the address is chosen, not the word (a
+    // select of the word waits for its load).
     auto column = [&](int q, int w) {
-      return q < Q && unsigned(w) < unsigned(pb.w) ? *reinterpret_cast<uint2 const*>(x_row + std::int64_t(w) * pb.c)
-                                                   : uint2{};
+      return *(q < last && unsigned(w) < unsigned(pb.w) ? reinterpret_cast<uint2 const*>(x_row + std::int64_t(w) * pb.c)
+                                                        : &detail::kZeroWord);
     };
-    auto pixel = [&](int q) { return q < Q ? *reinterpret_cast<uint2 const*>(dy_row + std::int64_t(q) * pb.c) : uint2{}; };
+    auto pixel = [&](int q) {
+      return *(q < last ? reinterpret_cast<uint2 const*>(dy_row + std::int64_t(q) * pb.c) : &detail::kZeroWord);
+    };
     float window[S][kVec];
 #pragma unroll
-    for (int s = 0; s + 1 < S; ++s) floats(column(0, s - pb.pad_w), window[s]);
-    uint2 next_x = column(0, S - 1 - pb.pad_w), next_dy = pixel(0);
-    for (int q0 = 0; q0 < Q; q0 += S) {
+    for (int s = 0; s + 1 < S; ++s) floats(column(first, first + s - pb.pad_w), window[s]);
+    uint2 next_x = column(first, first + S - 1 - pb.pad_w), next_dy = pixel(first);
+    // S pixels from q0. Unmasked: the words loaded ahead (pixels q0 + 1 .. q0 + S and their new
+    // columns) lie inside the piece and the image, and are loaded without a test.
+    auto pixels = [&](int q0, auto masked) {
 #pragma unroll
       for (int u = 0; u < S; ++u) {
-        const int q = q0 + u;
+        const int q = q0 + u, w = q + S - pb.pad_w;
         const uint2 x_word = next_x, dy_word = next_dy;
-        next_x = column(q + 1, q + S - pb.pad_w), next_dy = pixel(q + 1);
+        if constexpr (decltype(masked)::value) {
+          next_x = column(q + 1, w), next_dy = pixel(q + 1);
+        } else {
+          next_x = *reinterpret_cast<uint2 const*>(x_row + std::int64_t(w) * pb.c);
+          next_dy = *reinterpret_cast<uint2 const*>(dy_row + std::int64_t(q + 1) * pb.c);
+        }
         float g[kVec];
         floats(x_word, window[(u + S - 1) % S]);
         floats(dy_word, g);
@@ -576,6 +608,13 @@ __global__ void TESSEL_SLIDE_REGISTERS depthwise_wgrad_slide_kernel(DepthwiseArg
           for (int j = 0; j < kVec; ++j) acc[s][j] += g[j] * window[(u + s) % S][j];
         }
       }
+    };
+    auto unmasked = [&](int q0) { return q0 + S < last && q0 + S - pb.pad_w >= 0 && q0 + 2 * S - 1 - pb.pad_w < pb.w; };
+    // The unmasked passes in a loop of their own, the interior of a piece (3x3: 101 sm_90a
+    // instructions for 3 pixels, where a pass that tests each load took 173).
+    for (int q0 = first; q0 < last;) {
+      for (; unmasked(q0); q0 += S) pixels(q0, std::false_type{});
+      if (q0 < last) pixels(q0, std::true_type{}), q0 += S;
     }
   }
   detail::store_wgrad_sums<S, kVec, 1>(a, acc, r * pb.s, S, c, pb.r);
