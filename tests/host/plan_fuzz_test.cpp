@@ -746,6 +746,36 @@ TEST(PlanWgrad, ResNetLayersOnAnH100) {
   EXPECT_EQ(wide.split.splits, 1);
 }
 
+// Depthwise wgrad on an H100 slides (depthwise_wgrad_slide_kernel) with the plans
+// docs/PERFORMANCE.md measured fastest (sixteenth session): MobileNetV2's 3x3 layers in blocks
+// of 768 threads (24 warps an SM) except where 512 cost the same (14x14x384: 11 blocks of 512
+// on 132 SMs beat 7 of 768), 56x56x144's rows in 4 pieces; ConvNeXt-T's 7x7 in 512.
+TEST(PlanWgrad, DepthwiseSlidesOnAnH100) {
+  auto plan = [](int hw, int c, int rs) {
+    Conv2dWgradArguments args;
+    args.problem = Conv2dProblem{32, hw, hw, c, c, rs, rs, rs / 2, rs / 2, 1, 1};
+    args.problem.groups = c;
+    args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    const conv_detail::DepthwisePlan d = conv_detail::plan_wgrad(args, DeviceInfo{}).depthwise;
+    EXPECT_TRUE(d.direct && d.slide) << hw << "x" << hw << "x" << c;
+    return d;
+  };
+  auto threads = [](const conv_detail::DepthwisePlan& d) { return d.slice_lanes * d.problem.r * d.vectors; };
+  const conv_detail::DepthwisePlan big = plan(112, 32, 3);
+  EXPECT_GT(threads(big), 512);
+  EXPECT_EQ(big.row_pieces, 1);
+  EXPECT_EQ(big.blocks_x * big.blocks_y, 112);
+  const conv_detail::DepthwisePlan cut = plan(56, 144, 3);
+  EXPECT_GT(threads(cut), 512);
+  EXPECT_EQ(cut.row_pieces, 4);
+  EXPECT_LE(threads(plan(14, 384, 3)), 512);
+  const conv_detail::DepthwisePlan seven = plan(56, 96, 7);
+  EXPECT_LE(threads(seven), 512);
+  EXPECT_EQ(seven.row_pieces, 1);
+}
+
 // choose_split of an empty GEMM (a dgrad phase without rows divided by its zero tiles).
 TEST(PlanSplit, EmptyGemmIsNotSplit) {
   for (int m : {0, 1}) {
