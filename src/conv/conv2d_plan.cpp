@@ -93,23 +93,24 @@ void plan_dgrad_one_launch(DgradPlan& plan, int sms) {
   plan.workspace_bytes = 0;
 }
 
-// The sliding wgrad's slices: runs of row pieces. Each output row is cut into 1 to 8 pieces of
-// at least 2S columns (none empty); a block has as many lanes (slices) as its threads allow,
-// 512 or (S = 3) slide_threads(S) = 768; the grid comes in whole waves of kSlideBlocksPerSm
-// blocks an SM. A thread's time is about its pieces' unrolled pixels plus S each (the window's
-// first columns) and one row more (the block's sum), so of every block size, cut and 1 to 4
-// waves take the fewest waves * that; on a tie the fewest blocks (partial sums) of a block
-// size, and 512 threads over 768 (MobileNetV2's 14x14x384 layer: 7 blocks of 768 on 84 SMs
-// took 15.0 us, 11 of 512 on 132 SMs 12.5-13.7). Whole rows alone (the fourteenth session's
-// rule, waves * (rows a slice + 1)) left MobileNetV2's 112x112x32 layer 86 blocks of 2 rows
-// for 132 SMs; the first rule (8 blocks of 256 threads an SM) left ConvNeXt-T's 28x28x192
-// layer 336 blocks on 264 slots (docs/PERFORMANCE.md, fourteenth and sixteenth sessions).
+// The sliding wgrad's slices: runs of row pieces. Each output row is cut into 1 to 8 pieces of at
+// least 2S columns (none empty); a block has as many lanes (slices) as its threads allow,
+// kSlideThreads = 512 or (S = 3) slide_threads(S) = 768; the grid comes in whole waves of
+// kSlideBlocksPerSm blocks an SM. A thread's time is about its pieces' unrolled pixels plus S each
+// (the window's first columns) and one row more (the block's sum), so of every block size, cut and
+// 1 to 4 waves take the fewest waves * that; on a tie the fewest blocks (partial sums) of a block
+// size, and 512 threads over 768 (MobileNetV2's 14x14x384 layer: 7 blocks of 768 on 84 SMs took
+// 15.0 us, 11 of 512 on 132 SMs 12.5-13.7). Whole rows alone (the fourteenth session's rule, waves
+// * (rows a slice + 1)) left MobileNetV2's 112x112x32 layer 86 blocks of 2 rows for 132 SMs; the
+// first rule (8 blocks of 256 threads an SM) left ConvNeXt-T's 28x28x192 layer 336 blocks on 264
+// slots (docs/PERFORMANCE.md, fourteenth and sixteenth sessions).
 void plan_slide_slices(DepthwisePlan& d, int sms) {
   const Conv2dProblem& pb = d.problem;
   const long long rows = (long long)pb.n * pb.p(), q = pb.q(), s = pb.s, slots = (long long)kSlideBlocksPerSm * sms;
   auto pixels = [&](long long columns) { return ceil_div(columns, s) * s + s; };  // a piece's time
   long long best_cost = 0, best_blocks = 0, best_lanes = 0;
-  for (const int threads : {512, slide_threads(pb.s)}) {
+  for (const int threads : {kSlideThreads, slide_threads(pb.s)}) {
+    if (threads == kSlideThreads && best_lanes != 0) continue;  // S = 5, 7: one block size
     const long long lanes = std::max(1, threads / (pb.r * d.vectors));
     for (long long pieces = 1; pieces <= 8; ++pieces) {
       const long long length = ceil_div(q, pieces);

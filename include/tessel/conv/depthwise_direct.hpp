@@ -131,8 +131,9 @@ inline constexpr int kSlideVec = 4;
 // most slide_registers(S) registers a thread. An SM's four schedulers hold 16384 registers
 // each: S = 7 takes about 122, so 16 warps fit (two blocks of 280 threads did not, and ran one
 // an SM: docs/PERFORMANCE.md, fourteenth session); S = 3 takes about 80, so 24 warps fit.
-inline constexpr int kSlideBlocksPerSm = 1;
-TESSEL_HOST_DEVICE constexpr int slide_threads(int s) { return s == 3 ? 768 : 512; }
+// kSlideThreads: a block size every S fits; slide_threads(S): the largest its registers allow.
+inline constexpr int kSlideBlocksPerSm = 1, kSlideThreads = 512;
+TESSEL_HOST_DEVICE constexpr int slide_threads(int s) { return s == 3 ? 768 : kSlideThreads; }
 TESSEL_HOST_DEVICE constexpr int slide_registers(int s) { return 65536 / slide_threads(s) / 8 * 8; }  // 80 or 128
 // The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
 TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
