@@ -73,8 +73,14 @@ template <class T, int S>
 cudaError_t wgrad_slide(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
   const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
   const int threads = plan.slice_lanes * args.pb.r * plan.vectors;
-  const std::size_t lane_sums = plan.slice_lanes > 1 ? std::size_t(threads) * kSlideVec * sizeof(float) : 0;
-  depthwise_wgrad_slide_kernel<T, S><<<grid, threads, lane_sums, stream>>>(args);
+  // every tap's lane sums at once (store_wgrad_sums<.., AllTaps>): 7x7 at 512 threads, 56 KiB
+  const std::size_t lane_sums = plan.slice_lanes > 1 ? std::size_t(threads) * S * kSlideVec * sizeof(float) : 0;
+  auto kernel = depthwise_wgrad_slide_kernel<T, S>;
+  if (lane_sums > 48 * 1024) {
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(lane_sums));
+    if (e != cudaSuccess) return e;
+  }
+  kernel<<<grid, threads, lane_sums, stream>>>(args);
   return cudaGetLastError();
 }
 
@@ -135,6 +141,7 @@ cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const
   args.out = workspace, args.vectors_per_block = plan.vectors, args.pixels_per_slice = plan.pixels_per_slice;
   args.slices = plan.slices, args.slice_lanes = plan.slice_lanes;
   args.row_pieces = plan.row_pieces, args.pieces_per_slice = plan.pieces_per_slice;
+  if (plan.slide) args.rows = FastDivmod(args.pb.p());
   const cudaError_t e = input == DataType::kF16 ? wgrad_partials<Half>(plan, args, stream)
                                                  : wgrad_partials<BFloat16>(plan, args, stream);
   if (e != cudaSuccess) return e;

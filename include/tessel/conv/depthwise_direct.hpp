@@ -92,10 +92,10 @@ struct DepthwiseArgs {
   // depthwise_wgrad_slide_kernel: output rows cut into row_pieces runs of columns; a slice is
   // pieces_per_slice of them (pixels_per_slice unused)
   int row_pieces = 1, pieces_per_slice = 0;
-  // fprop and dgrad: divisors fixed for the launch, as multiplications (FastDivmod: no integer
-  // division a pixel), set by the launch code. fprop's output columns a row (strips of them
-  // for the strip kernel) and rows, P; dgrad's W and H; vectors_per_block and S (the block's
-  // filter taps); dgrad's tap walks along h and w.
+  // Divisors fixed for the launch, as multiplications (FastDivmod: no integer division a
+  // pixel), set by the launch code. fprop's output columns a row (strips of them for the strip
+  // kernel) and rows, P; dgrad's W and H; vectors_per_block and S (the block's filter taps);
+  // dgrad's tap walks along h and w. The sliding wgrad: rows, P.
   FastDivmod columns, rows, vectors, filter_s;
   detail::TapWalk walk_h{1, 1}, walk_w{1, 1};
 };
@@ -417,10 +417,12 @@ namespace detail {
 // Each of a tap's units * vectors * Vec * CG sums is one thread's. (Lane 0's threads alone
 // added Vec * CG each, a shared-memory latency a lane: 27% of the stall samples of MobileNetV2's
 // 7x7x960 slide, ncu, sixteenth session.)
-template <int Taps, int Vec, int CG>
+// AllTaps (the sliding kernel, mine == Taps): every tap's sums go through shared memory at once,
+// one barrier instead of two a tap (the launch sizes shared memory for all S taps).
+template <int Taps, int Vec, int CG, bool AllTaps = false>
 __device__ void store_wgrad_sums(DepthwiseArgs const& a, float (&acc)[Taps][Vec * CG], int first, int mine, int c,
                                  int units) {
-  extern __shared__ float lane_sums[];  // (lanes, units, vectors, Vec * CG) when lanes > 1
+  extern __shared__ float lane_sums[];  // ([taps,] lanes, units, vectors, Vec * CG) when lanes > 1
   constexpr int kValues = Vec * CG;
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block, taps = pb.r * pb.s, lanes = a.slice_lanes;
@@ -428,6 +430,27 @@ __device__ void store_wgrad_sums(DepthwiseArgs const& a, float (&acc)[Taps][Vec 
     const int stored = pb.mode == ConvMode::kConvolution ? taps - 1 - tap : tap;
     return static_cast<float*>(a.out) + ((std::int64_t(blockIdx.x) * taps + stored) * pb.c + channel) * CG;
   };
+  if constexpr (AllTaps) {
+    if (lanes > 1) {
+      const int threads = int(blockDim.x), per_tap = units * vectors * kValues;
+#pragma unroll
+      for (int t = 0; t < Taps; ++t) {
+        for (int j = 0; j < kValues; ++j) lane_sums[(t * threads + int(threadIdx.x)) * kValues + j] = acc[t][j];
+      }
+      __syncthreads();
+      // sum o: tap t, then (unit, v) of lane 0 and value j, consecutive o consecutive channels
+      for (int o = int(threadIdx.x); o < Taps * per_tap; o += threads) {
+        const int t = o / per_tap, me = o % per_tap / kValues, j = o % kValues;
+        const int channel = (int(blockIdx.y) * vectors + me % vectors) * Vec;
+        if (channel >= pb.c) continue;
+        float sum = 0.0f;
+#pragma unroll 4
+        for (int l = 0; l < lanes; ++l) sum += lane_sums[(t * threads + l * units * vectors + me) * kValues + j];
+        partial(me / vectors * Taps + t, channel)[j] = sum;
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int t = 0; t < Taps; ++t) {
     if (t >= mine) break;
@@ -566,7 +589,9 @@ __global__ void TESSEL_SLIDE_REGISTERS(S) depthwise_wgrad_slide_kernel(Depthwise
   float acc[S][kVec] = {};
   int row = begin / pieces, piece = begin % pieces;  // output row (n, p) and piece of `unit`
   for (int unit = begin; unit < end; ++unit) {
-    const int n = row / P, h = row % P * pb.stride_h - pb.pad_h + r * pb.dilation_h;
+    int n, p;
+    a.rows.divmod(row, n, p);  // P
+    const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
     const int first = piece * length, last = Q - first > length ? first + length : Q;  // columns [first, last)
     const std::int64_t pixel0 = std::int64_t(row) * Q;  // the row's first output pixel
     if (++piece == pieces) piece = 0, ++row;
@@ -618,7 +643,7 @@ __global__ void TESSEL_SLIDE_REGISTERS(S) depthwise_wgrad_slide_kernel(Depthwise
       if (q0 < last) pixels(q0, std::true_type{}), q0 += S;
     }
   }
-  detail::store_wgrad_sums<S, kVec, 1>(a, acc, r * pb.s, S, c, pb.r);
+  detail::store_wgrad_sums<S, kVec, 1, true>(a, acc, r * pb.s, S, c, pb.r);
 }
 
 // wgrad's second pass: dw[k, r, s, i] = alpha * sum over slices + beta * residual, summed in
