@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 
 #include "conv/packed_groups.hpp"
 #include "tessel/conv/activation_iterator.hpp"
@@ -109,8 +110,8 @@ void plan_slide_slices(DepthwisePlan& d, int sms) {
   const long long rows = (long long)pb.n * pb.p(), q = pb.q(), s = pb.s, slots = (long long)kSlideBlocksPerSm * sms;
   auto pixels = [&](long long columns) { return ceil_div(columns, s) * s + s; };  // a piece's time
   long long best_cost = 0, best_blocks = 0, best_lanes = 0;
-  for (const int threads : {kSlideThreads, slide_threads(pb.s)}) {
-    if (threads == kSlideThreads && best_lanes != 0) continue;  // S = 5, 7: one block size
+  const int block_sizes[] = {kSlideThreads, slide_threads(pb.s)};  // the same for S = 5 and 7
+  for (const int threads : std::span(block_sizes, block_sizes[1] == kSlideThreads ? 1 : 2)) {
     const long long lanes = std::max(1, threads / (pb.r * d.vectors));
     for (long long pieces = 1; pieces <= 8; ++pieces) {
       const long long length = ceil_div(q, pieces);
