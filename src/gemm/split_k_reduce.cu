@@ -1,8 +1,14 @@
 #include "gemm/split_k_reduce.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
+#include "tessel/runtime/gemm.hpp"
+
 namespace tessel::sm80 {
 namespace {
 
+// Any shape: one element a thread.
 template <class Out>
 __global__ void split_k_reduce_kernel(float const* workspace, int splits, int m, int n, int batch,
                                       EpilogueParams p, ColumnCompaction columns) {
@@ -33,9 +39,79 @@ __global__ void split_k_reduce_kernel(float const* workspace, int splits, int m,
   }
 }
 
+// Four elements of a row a thread, where every access allows it (split_k_reduce_vectorizes):
+// 16-byte loads of the slices, 8- or 16-byte accesses of D, C and the bias, and a grid of
+// (vectors of a row, rows, batches) so that no index is divided. One element a thread, with four 64-bit divisions
+// each, took 11 us for ResNet-50's 7x7x512 3x3 fprop (4 slices of 1568 x 512, ncu on the
+// H100: 1.2 TB/s from L2; docs/PERFORMANCE.md, 2026-11-27).
+template <class Out>
+struct alignas(4 * sizeof(Out)) Vec4 {
+  Out v[4];
+};
+// Eight slices' loads in flight a thread: without the bounds ptxas kept three 16-byte loads in
+// flight (registers for full occupancy) where the element-a-thread kernel keeps eight 4-byte
+// ones, and wgrad's 52-slice reductions ran 10% longer than on it (H100, 2026-11-27).
+constexpr int kVec4Threads = 64;
+template <class Out>
+__global__ void __launch_bounds__(kVec4Threads, 8)
+    split_k_reduce_vec4_kernel(float const* workspace, int splits, int m, int n, int batch, EpilogueParams p,
+                               ColumnCompaction columns) {
+  const int vector = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (vector >= n / 4) return;
+  const std::int64_t per_matrix = std::int64_t(m) * n;
+  for (int b = int(blockIdx.z); b < batch; b += int(gridDim.z)) {
+    for (int row = int(blockIdx.y * blockDim.y + threadIdx.y); row < m; row += int(gridDim.y * blockDim.y)) {
+      int col = 4 * vector;  // the workspace's column; D's below
+      if (columns.block > 0) {  // block, keep and first are multiples of 4: a vector is kept whole or dropped
+        const int first = columns.rows_per_run > 0 ? row / columns.rows_per_run * columns.keep : 0;
+        const int j = col % columns.block - first;
+        if (j < 0 || j >= columns.keep) continue;
+        col = col / columns.block * columns.keep + j;
+      }
+      float const* w = workspace + std::int64_t(b) * splits * per_matrix + std::int64_t(row) * n + 4 * vector;
+      float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 8
+      for (int s = 0; s < splits; ++s) {  // (split, M, N), in order
+        const float4 x = __ldcs(reinterpret_cast<float4 const*>(w + s * per_matrix));
+        acc[0] += x.x, acc[1] += x.y, acc[2] += x.z, acc[3] += x.w;
+      }
+      Vec4<Out> c{}, bias{}, d;
+      if (p.beta != 0.0f) {
+        c = *reinterpret_cast<Vec4<Out> const*>(static_cast<Out const*>(p.c) + b * p.c_batch_stride +
+                                                p.scatter.row_start(row, p.ldc) + col);
+      }
+      Out const* biases = static_cast<Out const*>(p.bias) + b * p.bias_batch_stride;
+      if (p.bias_mode == BiasMode::kPerColumn) bias = *reinterpret_cast<Vec4<Out> const*>(biases + col);
+      const float row_bias = p.bias_mode == BiasMode::kPerRow ? detail::to_float(biases[row]) : 0.0f;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        float x = p.alpha * acc[j];
+        if (p.beta != 0.0f) x += p.beta * detail::to_float(c.v[j]);
+        if (p.bias_mode == BiasMode::kPerColumn) x += detail::to_float(bias.v[j]);
+        if (p.bias_mode == BiasMode::kPerRow) x += row_bias;
+        d.v[j] = detail::from_float<Out>(detail::activate(x, p.act));
+      }
+      *reinterpret_cast<Vec4<Out>*>(static_cast<Out*>(p.d) + b * p.d_batch_stride + p.scatter.row_start(row, p.ldd) +
+                                    col) = d;
+    }
+  }
+}
+
 template <class Out>
 cudaError_t launch(float const* workspace, int splits, int m, int n, int batch,
                    EpilogueParams const& p, ColumnCompaction columns, cudaStream_t stream) {
+  if (m == 0 || n == 0 || batch == 0) return cudaSuccess;
+  if (split_k_reduce_vectorizes(workspace, n, p, columns)) {
+    // Blocks of 64 threads: wgrad's small outputs with many slices (56x56x64 3x3: 64 x 576,
+    // 52 slices) spread over every SM.
+    const int vectors = n / 4, along = vectors >= 64 ? 64 : 32;  // threads along a row
+    const dim3 threads(unsigned(along), unsigned(kVec4Threads / along));
+    const dim3 blocks(unsigned((vectors + along - 1) / along),
+                      unsigned(std::min<std::int64_t>((std::int64_t(m) + threads.y - 1) / threads.y, 65535)),
+                      unsigned(std::min(batch, 65535)));
+    split_k_reduce_vec4_kernel<Out><<<blocks, threads, 0, stream>>>(workspace, splits, m, n, batch, p, columns);
+    return cudaGetLastError();
+  }
   const std::int64_t total = std::int64_t(m) * n * batch;
   const int threads = 256;
   const int blocks = int(total / threads + 1 < 4096 ? total / threads + 1 : 4096);
@@ -45,6 +121,20 @@ cudaError_t launch(float const* workspace, int splits, int m, int n, int batch,
 }
 
 }  // namespace
+
+bool split_k_reduce_vectorizes(float const* workspace, int n, EpilogueParams const& p,
+                               ColumnCompaction columns) {
+  const std::uintptr_t vector_bytes = 4 * std::uintptr_t(data_type_bytes(p.out));
+  auto whole = [](std::int64_t x) { return x % 4 == 0; };
+  auto aligned = [&](void const* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % vector_bytes == 0; };
+  const RowScatter& sc = p.scatter;
+  const bool rows = sc.cols == 0 || (whole(sc.image) && whole(sc.row_step) && whole(sc.col_step) && whole(sc.origin));
+  return n % 4 == 0 && reinterpret_cast<std::uintptr_t>(workspace) % 16 == 0 && rows && aligned(p.d) &&
+         whole(p.ldd) && whole(p.d_batch_stride) &&
+         (p.beta == 0.0f || (aligned(p.c) && whole(p.ldc) && whole(p.c_batch_stride))) &&
+         (p.bias_mode != BiasMode::kPerColumn || (aligned(p.bias) && whole(p.bias_batch_stride))) &&
+         (columns.block == 0 || (whole(columns.block) && whole(columns.keep)));
+}
 
 cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int batch,
                            EpilogueParams const& out, ColumnCompaction columns,

@@ -28,4 +28,11 @@ cudaError_t split_k_reduce(float const* workspace, int splits, int m, int n, int
                            EpilogueParams const& out, ColumnCompaction columns,
                            cudaStream_t stream);
 
+// Whether split_k_reduce runs four elements a thread (16-byte loads of the slices): n a
+// multiple of 4, and D, C (with beta), the per-column bias, their leading dimensions, batch
+// strides and row scatter, and the compaction's blocks, all in 4-element units. Otherwise it
+// runs an element a thread.
+bool split_k_reduce_vectorizes(float const* workspace, int n, EpilogueParams const& out,
+                               ColumnCompaction columns);
+
 }  // namespace tessel::sm80
