@@ -54,8 +54,9 @@ bool shorter_as_space_to_depth(const Conv2dProblem& pb, Conv2dProblem* out) {
   return true;
 }
 
-// Split-K, then (TMA kernel) whether it runs persistent: short reductions with more work
-// items than two blocks per SM hold.
+// Split-K, then (TMA kernel) its form: persistent for short reductions with more work items
+// than two blocks per SM hold; deep (one block per SM, seven stages) for 128x128 grids that
+// leave every SM at most one block, where three stages do not cover the loads' latency.
 void finish(ConvGemm& g, int sms) {
   g.split = choose_split(g.m, g.n, g.k, g.tile, sms, g.groups);
   if (!g.tile.tma) return;
@@ -64,6 +65,7 @@ void finish(ConvGemm& g, int sms) {
       ceil_div((long long)g.m, g.tile.m) * ceil_div((long long)g.n, g.tile.n) * g.split.splits * g.groups;
   g.tile.persistent =
       std::min<long long>(k_tiles, g.split.k_tiles_per_split) <= sm80::kConvPersistentMaxKTiles && items > 2LL * sms;
+  g.tile.deep = !g.tile.persistent && !g.tile.small() && items <= sms;
 }
 
 // DgradPlan::one_launch: the phases' GEMMs as the batches of one TMA launch, where they allow it.
@@ -469,7 +471,7 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
     g.tile.k = sm80::kConvTileKTma;
   }
   finish(g, device.sms);
-  g.tile.persistent = false;  // the wgrad instances are the two-blocks-per-SM form only
+  g.tile.persistent = g.tile.deep = false;  // the wgrad instances are the two-blocks-per-SM form only
   if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
   return plan;
 }

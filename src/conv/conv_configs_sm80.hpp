@@ -40,14 +40,18 @@ using WgradConfigSm90 =
 
 // fprop on the TMA kernel (gemm/kernel_sm90_tma.hpp, conv/fprop_operand_sm90.hpp): K tiles of
 // 64 channels of one tap, three stages of 128x128 (four of 128x64): 96 KiB, two blocks per SM;
-// persistent (short reductions), one block per SM with four stages and the epilogue's own tile.
+// persistent (short reductions), one block per SM with four stages and the epilogue's own tile;
+// deep (128x128, grids of at most one block per SM: ConvTile::deep), seven stages, 224 KiB.
 inline constexpr int kConvTileKTma = 64;
-template <class Element, int TileN = kConvTile, bool Persistent = false>
-using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
+inline constexpr int kConvDeepStages = 7;
+template <int TileN, bool Persistent, bool Deep>
+inline constexpr int kConvStagesTma = Deep ? kConvDeepStages : TileN == kConvTile && !Persistent ? 3 : 4;
+template <class Element, int TileN = kConvTile, bool Persistent = false, bool Deep = false>
+using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, kConvStagesTma<TileN, Persistent, Deep>,
                                       Element, Major::kK, Major::kK>;
 // dgrad on the TMA kernel (conv/dgrad_operand_sm90.hpp): the same tiles, B MN-major as boxes.
-template <class Element, int TileN = kConvTile, bool Persistent = false>
-using DgradConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, TileN == kConvTile && !Persistent ? 3 : 4,
+template <class Element, int TileN = kConvTile, bool Persistent = false, bool Deep = false>
+using DgradConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, kConvStagesTma<TileN, Persistent, Deep>,
                                       Element, Major::kK, Major::kMN, 1, GmmaLayout::kRing, GmmaLayout::kMnBoxes>;
 // wgrad on the TMA kernel (conv/wgrad_operand_sm90.hpp): both operands MN-major as boxes,
 // 128 columns of dW a tile (two column blocks of 64), three stages of 128x128 (four of 64x128),
@@ -71,6 +75,7 @@ struct ConvTile {
   int k = kConvTileK;  // the kernel's K tile: the operand iterators' step, split-K's unit
   bool tma = false;    // on the TMA kernel (then k = kConvTileKTma)
   bool persistent = false;  // ... in its persistent form (kConvPersistentMaxKTiles)
+  bool deep = false;        // ... not persistent, 128x128, one block per SM: kConvDeepStages
   bool small() const { return m < kConvTile || n < kConvTile; }
 };
 // fprop and dgrad: n output channels (GEMM N).

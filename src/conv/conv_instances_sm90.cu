@@ -5,27 +5,32 @@
 namespace tessel::sm90 {
 namespace {
 
-template <class Element, int TileN, bool Persistent>
-using FpropConfig = sm80::FpropConfigTma<Element, TileN, Persistent>;
-template <class Element, int TileN, bool Persistent>
-using DgradConfig = sm80::DgradConfigTma<Element, TileN, Persistent>;
+template <class Element, int TileN, bool Persistent, bool Deep>
+using FpropConfig = sm80::FpropConfigTma<Element, TileN, Persistent, Deep>;
+template <class Element, int TileN, bool Persistent, bool Deep>
+using DgradConfig = sm80::DgradConfigTma<Element, TileN, Persistent, Deep>;
 
 #if defined(TESSEL_HAS_SM90A)
 
-template <template <class, int, bool> class Config, class Element, class ASource, class BSource>
+template <template <class, int, bool, bool> class Config, class Element, class ASource, class BSource>
 cudaError_t run(sm80::ConvTile tile, GemmParams const& p, int batches, ASource const& a, BSource const& b,
                 cudaStream_t stream) {
   using sm80::kConvSmallTile, sm80::kConvTile;
-  if (tile.persistent) {  // planned: conv2d_plan.cpp
-    return tile.small() ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true>, true>(p, batches, stream, a, b)
-                        : launch_gemm_sm90_tma<Config<Element, kConvTile, true>, true>(p, batches, stream, a, b);
+  if (tile.deep && (tile.persistent || tile.small())) return cudaErrorInvalidValue;  // planned: conv2d_plan.cpp
+  if (tile.persistent) {
+    return tile.small()
+               ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true, false>, true>(p, batches, stream, a, b)
+               : launch_gemm_sm90_tma<Config<Element, kConvTile, true, false>, true>(p, batches, stream, a, b);
   }
-  return tile.small() ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, false>, false>(p, batches, stream, a, b)
-                      : launch_gemm_sm90_tma<Config<Element, kConvTile, false>, false>(p, batches, stream, a, b);
+  if (tile.deep) return launch_gemm_sm90_tma<Config<Element, kConvTile, false, true>, false>(p, batches, stream, a, b);
+  if (tile.small()) {
+    return launch_gemm_sm90_tma<Config<Element, kConvSmallTile, false, false>, false>(p, batches, stream, a, b);
+  }
+  return launch_gemm_sm90_tma<Config<Element, kConvTile, false, false>, false>(p, batches, stream, a, b);
 }
 #endif
 
-template <template <class, int, bool> class Config, class ASource, class BSource>
+template <template <class, int, bool, bool> class Config, class ASource, class BSource>
 cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, int batches, ASource const& a,
                 BSource const& b, cudaStream_t stream) {
 #if defined(TESSEL_HAS_SM90A)

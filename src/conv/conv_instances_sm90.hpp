@@ -1,6 +1,6 @@
 // The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop, dgrad by phase and dgrad
 // with every phase in one launch, each for f16 and bf16, the 128x128 and 128x64 tiles, two
-// blocks per SM or persistent; wgrad for f16 and bf16, the 128x128 and 64x128 tiles, two
+// blocks per SM or persistent, and 128x128 in the deep form (ConvTile::deep); wgrad for f16 and bf16, the 128x128 and 64x128 tiles, two
 // blocks per SM.
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace tessel::sm90 {
 
 // Launch one GEMM (tile.tma; operands from conv_tma_maps.hpp, p.k a whole number of
-// kConvTileKTma tiles per tap), persistent where tile.persistent (conv2d_plan.cpp); fprop's
+// kConvTileKTma tiles per tap), persistent or deep as the tile says (conv2d_plan.cpp); fprop's
 // and a dgrad phase's `groups` as its batches. cudaErrorNotSupported where libtessel has no sm_90a code.
 cudaError_t run_conv_fprop_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int groups,
                                ConvFpropTmaA const& a, ConvFilterTmaB const& b, cudaStream_t stream);

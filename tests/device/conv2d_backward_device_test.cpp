@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -644,6 +645,36 @@ TEST(Conv2dDgrad, TmaKernelPhasesInOneLaunch) {
     run_dgrad(t, seed++);
     if (HasFailure()) return;
   }
+}
+// Grids of at most one 128x128 block per SM run the deep form (seven stages, ConvTile::deep),
+// a launch per phase or every phase in one: random 2x2 to 5x5 layers of 72 to 256 channels
+// (dX's) and 64 to 256 filters over small images, strides up to 3, pads, both modes, every
+// type pair and the epilogue. On a device with the TMA kernel each case first requires a deep
+// GEMM in its plan, and one case every phase in one deep launch.
+TEST(Conv2dDgrad, TmaKernelDeepRing) {
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  const bool deep_device = device.wgmma() && device.tma_encoder;
+  std::mt19937 rng(8181);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int ran = 0, one_launch = 0;
+  for (int i = 0; ran < 12 && i < 2000; ++i) {
+    Conv2dProblem p = problem(pick(1, 4), pick(4, 30), pick(4, 30), 8 * pick(9, 32), 64 * pick(1, 4), pick(2, 5),
+                              pick(2, 5), pick(0, 2), pick(1, 3), 1, 1,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;
+    const conv_detail::DgradPlan plan = planned_dgrad(p, device);
+    const bool deep = plan.one_launch ? plan.one_launch_gemm.tile.deep
+                                      : std::any_of(plan.phases.begin(), plan.phases.end(),
+                                                    [](auto const& ph) { return ph.gemm.tile.deep; });
+    if (deep_device && (!deep || (ran == 11 && one_launch == 0 && !plan.one_launch))) continue;
+    one_launch += plan.one_launch;
+    run_dgrad(random_case(p, true, pick), 850 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 12);
+  if (deep_device) EXPECT_GT(one_launch, 0) << "no deep plan of every phase in one launch";
 }
 TEST(Conv2dDgrad, TmaKernelStemAndSplitK) {
   run_dgrad({problem(2, 30, 30, 3, 64, 7, 7, 3, 2)}, 450);  // space-to-depth: 4x4 taps of 64 filters

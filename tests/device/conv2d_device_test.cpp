@@ -408,6 +408,33 @@ TEST(Conv2dFprop, TmaKernelSplitK) {
            12);
 }
 
+// Grids of at most one 128x128 block per SM run the deep form (seven stages, ConvTile::deep):
+// random 2x2 to 5x5 layers of 64 to 256 channels and 72 to 256 filters over small images,
+// strides, pads, both modes, every type pair and the epilogue, some of them split along K. On a
+// device with the TMA kernel each case first requires the deep plan, and one case a split.
+TEST(Conv2dFprop, TmaKernelDeepRing) {
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  const bool deep_device = device.wgmma() && device.tma_encoder;
+  std::mt19937 rng(8080);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int ran = 0, split = 0;
+  for (int i = 0; ran < 12 && i < 2000; ++i) {
+    Conv2dProblem p = problem(pick(1, 4), pick(4, 30), pick(4, 30), 64 * pick(1, 4), 8 * pick(9, 32), pick(2, 5),
+                              pick(2, 5), pick(0, 2), pick(1, 2), 1, 1,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;
+    const conv_detail::ConvGemm g = planned_fprop(p, device).gemm;
+    if (deep_device && (!g.tile.deep || (ran == 11 && split == 0 && g.split.splits == 1))) continue;
+    split += g.split.splits > 1;
+    run_case(random_case(p, pick), 800 + i);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 12);
+  if (deep_device) EXPECT_GT(split, 0) << "no deep plan split along K";
+}
+
 TEST(Conv2dFprop, BadArgumentsAreErrorsNotLaunches) {
   Conv2dArguments args;
   args.problem = problem(1, 4, 4, 8, 8, 3, 3, 0, 1);

@@ -94,6 +94,11 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
   EXPECT_TRUE(g.tile.k == 32 || g.tile.k == 64) << g.tile.k;
   if (g.tile.wgmma) EXPECT_TRUE(device.wgmma());
   if (g.tile.persistent) EXPECT_TRUE(g.tile.tma);
+  // The deep form: fprop's and dgrad's 128x128 TMA grids of at most one block per SM, and only those.
+  const long long items =
+      (g.m + g.tile.m - 1LL) / g.tile.m * ((g.n + g.tile.n - 1LL) / g.tile.n) * g.split.splits * g.groups;
+  const bool one_wave = g.tile.tma && !g.tile.persistent && !wgrad && !g.tile.small() && items <= device.sms;
+  EXPECT_EQ(g.tile.deep, one_wave) << items << " items";
   if (!g.tile.tma) {
     EXPECT_EQ(g.k, k_definition);
   } else {
@@ -744,6 +749,42 @@ TEST(PlanWgrad, ResNetLayersOnAnH100) {
   EXPECT_FALSE(wide.tile.tma);
   EXPECT_EQ(wide.tile.m, 64);
   EXPECT_EQ(wide.split.splits, 1);
+}
+
+// fprop and dgrad on an H100: ResNet-50's 3x3 layers at N = 32 whose 128x128 tiles leave every SM
+// at most one block (28x28x256/2 and 14x14x256: 98 tiles) run the deep form (seven stages),
+// measured 27.1 -> 20.9 and 21.8 -> 20.5 us for fprop (docs/PERFORMANCE.md, eighteenth
+// session); layers of more tiles, or split to two blocks an SM (7x7x512: 52 tiles, 4 splits),
+// keep three stages and two blocks an SM.
+TEST(PlanFprop, OneWaveLayersRunDeepOnAnH100) {
+  auto problem = [](int hw, int c, int stride) { return Conv2dProblem{32, hw, hw, c, c, 3, 3, 1, 1, stride, stride}; };
+  auto fprop = [](const Conv2dProblem& pb) {
+    Conv2dArguments args;
+    args.problem = pb, args.x = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    args.y = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    return conv_detail::plan_fprop(args, DeviceInfo{}).gemm;
+  };
+  auto dgrad = [](const Conv2dProblem& pb) {
+    Conv2dDgradArguments args;
+    args.problem = pb, args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.w = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    args.dx = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    const conv_detail::DgradPlan plan = conv_detail::plan_dgrad(args, DeviceInfo{});
+    EXPECT_EQ(plan.phases.size(), 1u);
+    return plan.phases.at(0).gemm;
+  };
+  for (const Conv2dProblem& pb : {problem(28, 256, 2), problem(14, 256, 1)}) {
+    const conv_detail::ConvGemm g = fprop(pb);
+    EXPECT_TRUE(g.tile.tma && g.tile.deep && !g.tile.persistent) << pb.h;
+    EXPECT_EQ(g.split.splits, 1);
+  }
+  EXPECT_TRUE(dgrad(problem(14, 256, 1)).tile.deep);
+  const conv_detail::ConvGemm split = fprop(problem(7, 512, 1));
+  EXPECT_EQ(split.split.splits, 4);
+  EXPECT_FALSE(split.tile.deep);
+  EXPECT_FALSE(fprop(problem(28, 128, 1)).tile.deep);  // 196 tiles
+  EXPECT_FALSE(dgrad(problem(7, 512, 1)).tile.deep);
 }
 
 // Depthwise wgrad on an H100 slides (depthwise_wgrad_slide_kernel) with the plans
