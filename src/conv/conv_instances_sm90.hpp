@@ -1,7 +1,7 @@
 // The precompiled TMA conv kernels (gemm/kernel_sm90_tma.hpp): fprop, dgrad by phase and dgrad
 // with every phase in one launch, each for f16 and bf16, the 128x128 and 128x64 tiles, two
-// blocks per SM or persistent, and 128x128 in the deep form (ConvTile::deep); wgrad for f16 and bf16, the 128x128 and 64x128 tiles, two
-// blocks per SM.
+// blocks per SM or persistent, and 128x128 in the deep form (ConvTile::deep); wgrad for f16
+// and bf16, the 128x128 and 64x128 tiles, two blocks per SM.
 #pragma once
 
 #include <cuda_runtime_api.h>

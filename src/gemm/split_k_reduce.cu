@@ -41,9 +41,9 @@ __global__ void split_k_reduce_kernel(float const* workspace, int splits, int m,
 
 // Four elements of a row a thread, where every access allows it (split_k_reduce_vectorizes):
 // 16-byte loads of the slices, 8- or 16-byte accesses of D, C and the bias, and a grid of
-// (vectors of a row, rows, batches) so that no index is divided. One element a thread, with four 64-bit divisions
-// each, took 11 us for ResNet-50's 7x7x512 3x3 fprop (4 slices of 1568 x 512, ncu on the
-// H100: 1.2 TB/s from L2; docs/PERFORMANCE.md, 2026-11-27).
+// (vectors of a row, rows, batches) so that no index is divided. One element a thread, with
+// four 64-bit divisions each, took 11 us for ResNet-50's 7x7x512 3x3 fprop (4 slices of
+// 1568 x 512, ncu on the H100: 1.2 TB/s from L2; docs/PERFORMANCE.md, 2026-11-27).
 template <class Out>
 struct alignas(4 * sizeof(Out)) Vec4 {
   Out v[4];
