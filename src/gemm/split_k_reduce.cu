@@ -8,6 +8,26 @@
 namespace tessel::sm80 {
 namespace {
 
+// Workspace column `col` of `row` -> D's column, or -1 where the compaction drops it
+// (split_k_reduce.hpp).
+template <class Int>
+__device__ Int d_column(ColumnCompaction const& columns, Int row, Int col) {
+  if (columns.block == 0) return col;
+  const Int first = columns.rows_per_run > 0 ? row / columns.rows_per_run * columns.keep : 0;
+  const Int j = col % columns.block - first;
+  return j < 0 || j >= columns.keep ? Int(-1) : col / columns.block * columns.keep + j;
+}
+// One element of D from its sum over the slices, C's element (read where beta != 0) and the
+// bias of its column and of its row (read as p.bias_mode says).
+template <class Out>
+__device__ Out epilogue_element(EpilogueParams const& p, float acc, float c, float column_bias, float row_bias) {
+  float x = p.alpha * acc;
+  if (p.beta != 0.0f) x += p.beta * c;
+  if (p.bias_mode == BiasMode::kPerColumn) x += column_bias;
+  if (p.bias_mode == BiasMode::kPerRow) x += row_bias;
+  return detail::from_float<Out>(detail::activate(x, p.act));
+}
+
 // Any shape: one element a thread.
 template <class Out>
 __global__ void split_k_reduce_kernel(float const* workspace, int splits, int m, int n, int batch,
@@ -16,26 +36,19 @@ __global__ void split_k_reduce_kernel(float const* workspace, int splits, int m,
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t b = i / per_matrix, mn = i % per_matrix, row = mn / n;
-    std::int64_t col = mn % n;
-    if (columns.block > 0) {
-      const std::int64_t first = columns.rows_per_run > 0 ? row / columns.rows_per_run * columns.keep : 0;
-      const std::int64_t j = col % columns.block - first;
-      if (j < 0 || j >= columns.keep) continue;
-      col = col / columns.block * columns.keep + j;
-    }
+    const std::int64_t col = d_column(columns, row, mn % n);
+    if (col < 0) continue;
     float const* w = workspace + b * splits * per_matrix + mn;
     float acc = 0.0f;
     for (int s = 0; s < splits; ++s) acc += w[s * per_matrix];  // (split, M, N), in order
-    float x = p.alpha * acc;
-    if (p.beta != 0.0f) {
-      x += p.beta * detail::to_float(static_cast<Out const*>(
-                        p.c)[b * p.c_batch_stride + p.scatter.row_start(row, p.ldc) + col]);
-    }
+    const float c = p.beta != 0.0f ? detail::to_float(static_cast<Out const*>(
+                                         p.c)[b * p.c_batch_stride + p.scatter.row_start(row, p.ldc) + col])
+                                   : 0.0f;
     Out const* bias = static_cast<Out const*>(p.bias) + b * p.bias_batch_stride;
-    if (p.bias_mode == BiasMode::kPerColumn) x += detail::to_float(bias[col]);
-    if (p.bias_mode == BiasMode::kPerRow) x += detail::to_float(bias[row]);
+    const float column_bias = p.bias_mode == BiasMode::kPerColumn ? detail::to_float(bias[col]) : 0.0f;
+    const float row_bias = p.bias_mode == BiasMode::kPerRow ? detail::to_float(bias[row]) : 0.0f;
     static_cast<Out*>(p.d)[b * p.d_batch_stride + p.scatter.row_start(row, p.ldd) + col] =
-        detail::from_float<Out>(detail::activate(x, p.act));
+        epilogue_element<Out>(p, acc, c, column_bias, row_bias);
   }
 }
 
@@ -61,13 +74,9 @@ __global__ void __launch_bounds__(kVec4Threads, 8)
   const std::int64_t per_matrix = std::int64_t(m) * n;
   for (int b = int(blockIdx.z); b < batch; b += int(gridDim.z)) {
     for (int row = int(blockIdx.y * blockDim.y + threadIdx.y); row < m; row += int(gridDim.y * blockDim.y)) {
-      int col = 4 * vector;  // the workspace's column; D's below
-      if (columns.block > 0) {  // block, keep and first are multiples of 4: a vector is kept whole or dropped
-        const int first = columns.rows_per_run > 0 ? row / columns.rows_per_run * columns.keep : 0;
-        const int j = col % columns.block - first;
-        if (j < 0 || j >= columns.keep) continue;
-        col = col / columns.block * columns.keep + j;
-      }
+      // D's column (block, keep and first are multiples of 4: a vector is kept whole or dropped)
+      const int col = d_column(columns, row, 4 * vector);
+      if (col < 0) continue;
       float const* w = workspace + std::int64_t(b) * splits * per_matrix + std::int64_t(row) * n + 4 * vector;
       float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll 8
@@ -85,11 +94,7 @@ __global__ void __launch_bounds__(kVec4Threads, 8)
       const float row_bias = p.bias_mode == BiasMode::kPerRow ? detail::to_float(biases[row]) : 0.0f;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        float x = p.alpha * acc[j];
-        if (p.beta != 0.0f) x += p.beta * detail::to_float(c.v[j]);
-        if (p.bias_mode == BiasMode::kPerColumn) x += detail::to_float(bias.v[j]);
-        if (p.bias_mode == BiasMode::kPerRow) x += row_bias;
-        d.v[j] = detail::from_float<Out>(detail::activate(x, p.act));
+        d.v[j] = epilogue_element<Out>(p, acc[j], detail::to_float(c.v[j]), detail::to_float(bias.v[j]), row_bias);
       }
       *reinterpret_cast<Vec4<Out>*>(static_cast<Out*>(p.d) + b * p.d_batch_stride + p.scatter.row_start(row, p.ldd) +
                                     col) = d;
