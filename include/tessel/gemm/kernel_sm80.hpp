@@ -44,7 +44,6 @@ __global__ void __launch_bounds__(Config::kThreads)
   auto* smem_b = smem_a + kStages * kStageA;
   auto sA = make_tensor(make_smem_ptr(smem_a), typename Config::OperandA::SmemStageLayout{});  // (BLK_M,BLK_K)
   auto sB = make_tensor(make_smem_ptr(smem_b), typename Config::OperandB::SmemStageLayout{});  // (BLK_N,BLK_K)
-  auto at = [](auto const& t, std::ptrdiff_t shift) { return make_tensor(t.data() + shift, t.layout()); };
 
   const auto [tile, batch, tile_begin, tile_end] = block_work<Config>(p);
   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
@@ -72,15 +71,19 @@ __global__ void __launch_bounds__(Config::kThreads)
   // prologue: tiles 0 .. Stages-2 in flight
   int itile_to_read = tile_begin;
   for (int stage = 0; stage < kStages - 1; ++stage) {
-    if (itile_to_read < tile_end) load_tile(itile_to_read, stage, AllAtoms{});
+    if (itile_to_read < tile_end) load_tile(itile_to_read, AllAtoms{});  // into `stage`
     ++itile_to_read;
     cp_async_commit_group();
   }
-  int ismem_read = 0, ismem_write = kStages - 1;
+  // The ring stage being read, as this thread's ldmatrix sources (moved by a pointer add per
+  // tile, not rebuilt from a stage index per k-slice). load_tile writes the stages in turn.
+  int ismem_read = 0;
+  auto tXsA_read = tXsA;
+  auto tXsB_read = tXsB;
   cp_async_wait_group<kStages - 2>();
   __syncthreads();
-  copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, 0), tXrA(_, _, 0));
-  copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, 0), tXrB(_, _, 0));
+  copy(s2r_a, tXsA_read(_, _, 0), tXrA(_, _, 0));
+  copy(s2r_b, tXsB_read(_, _, 0), tXrB(_, _, 0));
 
   // With Config::kSpreadCopies, the tile Stages-1 ahead is copied in kSlices shares, one per
   // k-slice, so that its cp.async interleave with the MMAs, and committed as one group at the
@@ -96,17 +99,18 @@ __global__ void __launch_bounds__(Config::kThreads)
       if constexpr (kSlice == kSlices - 1) {  // the next tile must be in shared memory
         cp_async_wait_group<kPendingAtWait>();
         __syncthreads();
-        ismem_read = (ismem_read + 1) % kStages;
+        ismem_read = ismem_read == kStages - 1 ? 0 : ismem_read + 1;
+        tXsA_read = detail::at_offset(tXsA, ismem_read * kStageA);
+        tXsB_read = detail::at_offset(tXsB, ismem_read * kStageB);
       }
-      copy(s2r_a, at(tXsA, ismem_read * kStageA)(_, _, Int<kNext>{}), tXrA(_, _, Int<kNext>{}));
-      copy(s2r_b, at(tXsB, ismem_read * kStageB)(_, _, Int<kNext>{}), tXrB(_, _, Int<kNext>{}));
+      copy(s2r_a, tXsA_read(_, _, Int<kNext>{}), tXrA(_, _, Int<kNext>{}));
+      copy(s2r_b, tXsB_read(_, _, Int<kNext>{}), tXrB(_, _, Int<kNext>{}));
       if constexpr (kSpread) {
-        if (itile_to_read < tile_end) load_tile(itile_to_read, ismem_write, AtomShare<kSlice, kSlices>{});
+        if (itile_to_read < tile_end) load_tile(itile_to_read, AtomShare<kSlice, kSlices>{});
       } else if constexpr (kSlice == 0) {
-        if (itile_to_read < tile_end) load_tile(itile_to_read, ismem_write, AllAtoms{});
+        if (itile_to_read < tile_end) load_tile(itile_to_read, AllAtoms{});
       }
       if constexpr (kSlice == kCommitAt) {
-        if (itile_to_read < tile_end) ismem_write = (ismem_write + 1) % kStages;
         ++itile_to_read;
         cp_async_commit_group();
       }

@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   for (int i = 0; i < Config::kAccumulators; ++i) acc[i] = 0.0f;
 
   for (int s = 0; s < kPrefetch; ++s) {
-    if (tile_begin + s < tile_end) load_tile(tile_begin + s, s, AllAtoms{});
+    if (tile_begin + s < tile_end) load_tile(tile_begin + s, AllAtoms{});  // into stage s
     cp_async_commit_group();
   }
   int stage = 0;
@@ -119,8 +119,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     cp_async_wait_group<kPrefetch - 1>();  // tile t has landed (this thread's part) ...
     fence_proxy_async();                   // ... is visible to wgmma ...
     __syncthreads();                       // ... and so are the other threads' parts
-    const int refill = stage + kPrefetch < kStages ? stage + kPrefetch : stage + kPrefetch - kStages;
-    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, refill, AllAtoms{});
+    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, AllAtoms{});  // into stage + kPrefetch
     cp_async_commit_group();
 
     detail::wgmma_k_tile<Config>(acc, smem_a + stage * Config::kStageBytesA, smem_b + stage * Config::kStageBytesB,

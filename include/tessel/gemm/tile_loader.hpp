@@ -4,9 +4,10 @@
 //
 //   auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch,
 //                                                    tile_begin, smem);
-//   load_tile(t, stage, AllAtoms{});   // K tile t -> ring stage `stage`, in order of t
-//   load_tile(t, stage, AtomShare<p, P>{});   // its p-th of P shares (matrix operands; an
-//                                             // implicit operand loads whole with p == 0)
+//   load_tile(t, AllAtoms{});         // K tile t -> ring stage (t - tile_begin) % Stages; t in
+//                                     // order from tile_begin, each tile once
+//   load_tile(t, AtomShare<p, P>{});  // its p-th of P shares, p in order (matrix operands; an
+//                                     // implicit operand loads whole with p == 0)
 //
 // ASource and BSource say where the operands come from: MatrixOperand, the strided matrices
 // p.a / p.b (edge vectors zero-filled with Edges); or an implicit operand such as
@@ -140,6 +141,12 @@ TESSEL_HOST_DEVICE auto make_edge_predicates(ThrCopy const& thr, Identity const&
 
 #if defined(__CUDACC__)
 namespace detail {
+// The same tensor, its data moved by shift elements.
+template <class T>
+__device__ auto at_offset(T const& x, std::ptrdiff_t shift) {
+  return make_tensor(x.data() + shift, x.layout());
+}
+
 // An operand's (MN,K) global tensor: K-major (ld,1) or MN-major (1,ld).
 template <Major M, class T>
 __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
@@ -151,7 +158,7 @@ __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
 }
 }  // namespace detail
 
-// Returns the block's load_tile(t, stage). smem holds Config::kStages stages of A, then of B.
+// Returns the block's load_tile(t, share). smem holds Config::kStages stages of A, then of B.
 template <class Config, bool Edges, class ASource, class BSource>
 __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, BSource const& b_source,
                                  TileCoord tile, int batch, int tile_begin, unsigned char* smem) {
@@ -222,29 +229,40 @@ __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, B
     }
   }();
   const int k = p.k;
-  return [=]<int Part, int Parts>(int t, int stage, AtomShare<Part, Parts> share) mutable {  // K tile t -> stage
-    auto at = [](auto const& x, std::ptrdiff_t shift) { return make_tensor(x.data() + shift, x.layout()); };
+  // Where the next K tile comes from and goes to, moved one K tile (and one ring stage) per
+  // tile, not rebuilt from t and a stage index: a copy atom's addresses are then one add each.
+  auto tAgA_t = detail::at_offset(tAgA, tile_begin * k_step_a);  // K tile t
+  auto tBgB_t = detail::at_offset(tBgB, tile_begin * k_step_b);
+  auto tAsA_w = tAsA;  // its ring stage
+  auto tBsB_w = tBsB;
+  int stage = 0;
+  return [=]<int Part, int Parts>(int t, AtomShare<Part, Parts> share) mutable {  // K tile t -> the next stage
     [[maybe_unused]] const int k0 = t * Config::kTileK;
 
     if constexpr (!kMatrixA) {
       if constexpr (Part == 0) {  // an implicit operand loads its tile whole
-        a_loader.template load<typename Config::OperandA::G2SEdgeOp>(at(tAsA, stage * kStageA), a);
+        a_loader.template load<typename Config::OperandA::G2SEdgeOp>(tAsA_w, a);
       }
     } else if constexpr (Edges) {
-      copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), a,
-              share);
+      copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, tAgA_t, tAsA_w, a, share);
     } else {
-      copy(g2s_a, at(tAgA, t * k_step_a), at(tAsA, stage * kStageA), share);
+      copy(g2s_a, tAgA_t, tAsA_w, share);
     }
     if constexpr (!kMatrixB) {
       if constexpr (Part == 0) {  // an implicit operand loads its tile whole
-        b_loader.template load<typename Config::OperandB::G2SEdgeOp>(at(tBsB, stage * kStageB), b);
+        b_loader.template load<typename Config::OperandB::G2SEdgeOp>(tBsB_w, b);
       }
     } else if constexpr (Edges) {
-      copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), b,
-              share);
+      copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, tBgB_t, tBsB_w, b, share);
     } else {
-      copy(g2s_b, at(tBgB, t * k_step_b), at(tBsB, stage * kStageB), share);
+      copy(g2s_b, tBgB_t, tBsB_w, share);
+    }
+    if constexpr (Part == Parts - 1) {  // the tile's last share: on to K tile t + 1 and the next stage
+      tAgA_t = detail::at_offset(tAgA_t, k_step_a);
+      tBgB_t = detail::at_offset(tBgB_t, k_step_b);
+      stage = stage == Config::kStages - 1 ? 0 : stage + 1;
+      tAsA_w = detail::at_offset(tAsA, stage * kStageA);
+      tBsB_w = detail::at_offset(tBsB, stage * kStageB);
     }
   };
 }
