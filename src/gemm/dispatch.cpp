@@ -39,7 +39,7 @@ cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, 
 // Copies an operand into its zero-padded rows (gemm_plan.hpp, StagedOperand).
 cudaError_t stage(gemm_detail::OperandView const& v, gemm_detail::StagedOperand const& s, void* dst,
                   cudaStream_t stream) {
-  return pad_rows(v.ptr, v.ld, v.batch_stride, dst, s.ld, s.strided, s.contiguous, s.batches, stream);
+  return pad_rows(v.ptr, v.ld, v.batch_stride, dst, s.ld, s.strided, s.rows, s.contiguous, s.batches, stream);
 }
 
 // The TMA kernel's maps over A and B, read at a and b (the operands, or their staged copies;

@@ -241,23 +241,33 @@ constexpr int kStageRowElements = 16;
 
 bool large_enough_to_stage(KernelProblem const& p) { return double(p.m) * p.n * p.k * p.batch >= kStageMinMacs; }
 
-// The 16-byte-aligned copy of v; false where it would exceed the limits above.
-bool plan_staging(OperandView const& v, KernelProblem const& p, StagedOperand* out) {
+// The 16-byte-aligned copy of v, its rows of a multiple of `along` elements and its row count
+// a multiple of `across`; false where it would exceed the limits above.
+bool plan_staging(OperandView const& v, KernelProblem const& p, int along, int across, StagedOperand* out) {
   if (v.ld >= (std::int64_t(1) << 30)) return false;  // a copy's pitch in bytes below 2^31
   StagedOperand s;
   s.on = true;
   s.contiguous = v.major == Major::kK ? p.k : v.mn;
   s.strided = v.major == Major::kK ? v.mn : p.k;
-  s.ld = (std::int64_t(s.contiguous) + kStageRowElements - 1) / kStageRowElements * kStageRowElements;
+  s.ld = (std::int64_t(s.contiguous) + along - 1) / along * along;
+  const std::int64_t rows = (std::int64_t(s.strided) + across - 1) / across * across;
   s.batches = p.batch > 1 && v.batch_stride != 0 ? p.batch : 1;
-  // batches * ld * strided * 2 bytes, compared without overflow (an empty problem, M = 0, is
+  // batches * ld * rows * 2 bytes, compared without overflow (an empty problem, M = 0, is
   // valid with any K, N and batch count, and plan() plans it).
   constexpr std::int64_t kMaxElements = kStageMaxBytes / 2;
-  if (s.strided > 0 && s.ld > kMaxElements / s.strided) return false;
-  s.batch_stride = s.ld * s.strided;
+  if (rows > kMaxElements || (rows > 0 && s.ld > kMaxElements / rows)) return false;
+  s.rows = int(rows);
+  s.batch_stride = s.ld * rows;
   if (s.batch_stride > 0 && s.batches > kMaxElements / s.batch_stride) return false;
   *out = s;
   return true;
+}
+
+// The copy of v that the sm80 kernel reads in whole tiles of its configuration t: rows of
+// whole K tiles and whole tiles of rows for a K-major operand (the other way round for an
+// MN-major one), each a multiple of kStageRowElements (tiles are 32 or more elements).
+bool plan_sm80_staging(OperandView const& v, KernelProblem const& p, int tile_mn, int tile_k, StagedOperand* out) {
+  return v.major == Major::kK ? plan_staging(v, p, tile_k, tile_mn, out) : plan_staging(v, p, tile_mn, tile_k, out);
 }
 
 // Where the TMA kernel will read a staged copy, for planning its map: a workspace from
@@ -273,7 +283,8 @@ bool map_or_stage(OperandView const& v, KernelProblem const& p, int tile_mn, boo
   if (plan_operand_map(v, p.k, p.batch, tile_mn, map, broadcast)) return true;
   if (!forced && !large_enough_to_stage(p)) return false;
   StagedOperand s;
-  if (!plan_staging(v, p, &s) || !plan_operand_map(planned_copy(v, s), p.k, p.batch, tile_mn, map, broadcast)) {
+  if (!plan_staging(v, p, kStageRowElements, 1, &s) ||
+      !plan_operand_map(planned_copy(v, s), p.k, p.batch, tile_mn, map, broadcast)) {
     return false;
   }
   *staged = s;
@@ -362,12 +373,15 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
   const bool forced_wide = config >= 0 && !narrow_tile;
   StagedOperand a_staged, b_staged;
   if (!wide && (forced_wide || (config < 0 && access < kStageBelowAccess && large_enough_to_stage(p)))) {
-    // Every operand below 16-byte vectors is staged, so the kernel reads 16-byte vectors (the
-    // last of a copy's row reads its zero padding).
+    // Every operand below 16-byte vectors is staged, so the kernel reads 16-byte vectors, into
+    // whole tiles of the configuration: a staged operand then never needs the edge variant.
+    const int staged_config = config >= 0 ? config : choose_config(p, device);
+    auto const& t = sm80::kTileConfigs[staged_config];
     StagedOperand sa, sb;
     const bool stage_a = widest_access(p.a, p.k, p.batch) < 8, stage_b = widest_access(p.b, p.k, p.batch) < 8;
-    if ((!stage_a || plan_staging(p.a, p, &sa)) && (!stage_b || plan_staging(p.b, p, &sb))) {
-      a_staged = sa, b_staged = sb, access = 8;
+    if ((!stage_a || plan_sm80_staging(p.a, p, t.tile_m, t.tile_k, &sa)) &&
+        (!stage_b || plan_sm80_staging(p.b, p, t.tile_n, t.tile_k, &sb))) {
+      a_staged = sa, b_staged = sb, access = 8, config = staged_config;
     }
   }
   if (forced_wide && access != 8) {
@@ -380,7 +394,12 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
   }
   if (config < 0) config = access == 8 ? choose_config(p, device) : config_index(sm80::kNarrowTileConfig.name);
   auto const& c = sm80::kTileConfigs[config];
-  const bool interior = access == 8 && p.m % c.tile_m == 0 && p.n % c.tile_n == 0 && p.k % c.tile_k == 0;
+  // The interior variant reads whole tiles without predicates: each operand is a staged copy
+  // of whole tiles, or whole tiles itself.
+  auto whole_tiles = [&](StagedOperand const& s, int mn, int tile_mn) {
+    return s.on || (mn % tile_mn == 0 && p.k % c.tile_k == 0);
+  };
+  const bool interior = access == 8 && whole_tiles(a_staged, p.m, c.tile_m) && whole_tiles(b_staged, p.n, c.tile_n);
   *out = {p, GemmKernel::kSm80, {config, !interior, access}, {}, a_staged, b_staged, 1, 1};
   choose_splits(p, c.tile_m, c.tile_n, c.tile_k, sms, &out->splits, &out->k_tiles_per_split);
   return {};

@@ -50,15 +50,17 @@ enum class GemmKernel { kSm80, kSm90Tma };
 
 // An operand whose rows a kernel cannot read at full width (a pointer, leading dimension or
 // batch stride that is not a multiple of 16 bytes: K = 700 in a packed row-major A) can first
-// be copied into a workspace with 16-byte rows: (batches, strided, ld) with ld the contiguous
+// be copied into a workspace with 16-byte rows: (batches, rows, ld) with ld the contiguous
 // extent rounded up to 16 elements (32 bytes: gemm_plan.cpp's kStageRowElements), zeros past
-// it (runtime/pad_rows.hpp); the kernel reads the copy (the TMA engine up to the extent; the
-// sm80 kernel in whole 16-byte vectors, its last one of a row reading the zeros).
+// it (runtime/pad_rows.hpp); the kernel reads the copy (the TMA engine up to the extent).
+// For the sm80 kernel the copy holds whole tiles: ld and rows rounded up to its tile's
+// extents, zeros past the operand, so that it reads the copy without edge predicates.
 struct StagedOperand {
   bool on = false;
   std::int64_t ld = 0, batch_stride = 0;  // of the copy
   int batches = 1;                        // 1 when every batch reads the same matrix
-  int contiguous = 0, strided = 0;        // elements per row, rows per matrix
+  int contiguous = 0, strided = 0;        // the operand's elements per row, rows per matrix
+  int rows = 0;                           // the copy's rows per matrix (>= strided)
   std::int64_t bytes() const { return std::int64_t(batches) * batch_stride * 2; }
 };
 

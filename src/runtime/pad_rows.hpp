@@ -1,5 +1,5 @@
 // Copying a matrix of 16-bit elements into rows padded with zeros to a multiple of 8
-// elements, so that a kernel loads it in 16-byte vectors: operands whose rows are odd numbers
+// elements (and, for the sm80 GEMM, into whole tiles of rows), so that a kernel loads it in 16-byte vectors: operands whose rows are odd numbers
 // of elements (a GEMM with K = 1031, gemm_plan.hpp's StagedOperand) and layers with few
 // channels (C = 3 at stride 1: conv2d_plan.hpp's pad_channels). A vector whose first
 // element lies inside a row reads zeros past its end, which add nothing to a reduction.
@@ -9,11 +9,17 @@
 
 namespace tessel {
 
-// dst (batches, rows, ld_dst) = src (batches, rows, cols), row r of batch b of src at
-// src + b * batch_src + r * ld_src elements, each row followed by ld_dst - cols zeros. src
-// needs only 2-byte alignment; dst is 16-byte aligned, ld_dst a multiple of 8 and >= cols,
-// and its batches packed (rows * ld_dst apart).
+// dst (batches, rows_dst, ld_dst) = src (batches, rows, cols), row r of batch b of src at
+// src + b * batch_src + r * ld_src elements, each row followed by ld_dst - cols zeros, and
+// rows_dst - rows rows of zeros after each batch's rows (the sm80 GEMM reads a copy in whole
+// tiles). src needs only 2-byte alignment; dst is 16-byte aligned, ld_dst a multiple of 8 and
+// >= cols, rows_dst >= rows, and its batches packed (rows_dst * ld_dst apart).
 cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
-                     long long rows, int cols, int batches, cudaStream_t stream);
+                     long long rows, long long rows_dst, int cols, int batches, cudaStream_t stream);
+// The same without zero rows (rows_dst = rows).
+inline cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
+                            long long rows, int cols, int batches, cudaStream_t stream) {
+  return pad_rows(src, ld_src, batch_src, dst, ld_dst, rows, rows, cols, batches, stream);
+}
 
 }  // namespace tessel

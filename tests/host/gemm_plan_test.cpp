@@ -88,14 +88,30 @@ TEST(GemmPlan, RowsOfEightOrFourBytesTakeTheWidestCpAsyncTheyAllow) {
   ASSERT_TRUE(gemm_detail::choose(packed(4095, 4097, 1031), kA100, &ch).ok());
   EXPECT_EQ(gemm_detail::describe(ch).access, "16B+staged");
   EXPECT_TRUE(ch.a_staged.on && ch.b_staged.on);
-  EXPECT_EQ(ch.a_staged.ld, 1040);
   EXPECT_EQ(ch.sm80.access, 8);
+  // The copies hold whole tiles (zeros past the operands), so the kernel needs no edge
+  // predicates although M, N and K are none of them whole tiles.
+  auto const& t = sm80::kTileConfigs[ch.sm80.config];
+  EXPECT_EQ(ch.a_staged.ld, (1031 + t.tile_k - 1) / t.tile_k * t.tile_k);
+  EXPECT_EQ(ch.a_staged.rows, (4095 + t.tile_m - 1) / t.tile_m * t.tile_m);
+  EXPECT_EQ(ch.b_staged.rows, (4097 + t.tile_n - 1) / t.tile_n * t.tile_n);
+  EXPECT_EQ(ch.a_staged.batch_stride, ch.a_staged.ld * ch.a_staged.rows);
+  EXPECT_FALSE(ch.sm80.edges);
+  EXPECT_EQ(gemm_detail::describe(ch).variant, "interior");
+  // Staged B alone: A's own edges (M = 4095) still need the edge variant.
+  args = packed(4095, 4096, 1024);
+  args.b_layout = MatrixLayout::kRowMajor, args.ldb = 4100;
+  ASSERT_TRUE(gemm_detail::choose(args, kA100, &ch).ok());
+  EXPECT_TRUE(!ch.a_staged.on && ch.b_staged.on);
+  EXPECT_TRUE(ch.sm80.edges);
   args = packed(4096, 4096, 1024);
   args.b_layout = MatrixLayout::kRowMajor, args.ldb = 4100;  // only B: A stays as it is
   ASSERT_TRUE(gemm_detail::choose(args, kA100, &ch).ok());
   EXPECT_FALSE(ch.a_staged.on);
   EXPECT_TRUE(ch.b_staged.on);
-  EXPECT_EQ(ch.b_staged.ld, 4096);  // N = 4096 contiguous
+  EXPECT_EQ(ch.b_staged.ld, 4096);    // N = 4096 contiguous
+  EXPECT_EQ(ch.b_staged.rows, 1024);  // K = 1024, whole K tiles
+  EXPECT_FALSE(ch.sm80.edges);
 }
 
 // A forced configuration: the narrow tile runs the operands as they are; any other stages

@@ -103,7 +103,8 @@ Status validate(const GemmArguments& args);
 // Validates first. Without a GPU it plans for an H100 with this build's kernels.
 struct GemmPlan {
   std::string config;   // a name from gemm_config_names()
-  std::string variant;  // sm80: "interior" (tile multiples, nothing predicated) or "edge", with
+  std::string variant;  // sm80: "interior" (tile multiples, or staged copies of whole tiles:
+                        // nothing predicated) or "edge", with
                         // "+splitk<n>" when K is cut into n slices summed by a second kernel;
                         // sm90: "tma" (the engine zero-fills the edges), "tma+streamk" when
                         // the blocks share the last tiles' K tiles (a stream-ordered fp32
