@@ -20,11 +20,24 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batche
   if (m <= 0 || n <= 0 || sms <= 0) return s;  // nothing to compute, or nothing to fill
   const long long tiles = ceil_div((long long)m, tile.m) * ceil_div((long long)n, tile.n) * batches;
   const long long k_tiles = ceil_div((long long)k, tile.k);
-  if (2 * tiles > sms) return s;
   const int min_slice = tile.wgmma ? 1024 / tile.k : 16;  // K tiles per slice: 1024 K on wgmma
-  // At most as many items as two blocks per SM hold: one item more leaves a second wave of one
-  // slice's length (ceil(264 / 5) = 53 slices of 5 tiles ran 265 items on an H100).
-  const long long slices = std::min<long long>({2LL * sms / tiles, k_tiles / min_slice, 64});
+  long long slices = 1;
+  if (2 * tiles <= sms) {
+    // At most as many items as two blocks per SM hold: one item more leaves a second wave of
+    // one slice's length (ceil(264 / 5) = 53 slices of 5 tiles ran 265 items on an H100).
+    slices = std::min<long long>({2LL * sms / tiles, k_tiles / min_slice, 64});
+  } else if (tiles > sms && tiles < 2 * sms) {
+    // Between one and two tiles per SM, the SMs with two take twice as long as the others
+    // (wgrad 7x7x512 at N = 128: 144 tiles on 132 SMs ran at 0.47 of cuDNN). The fewest
+    // slices (at most 8) whose busiest SM holds at most 1.3 tiles' work: 144 tiles -> 4
+    // slices, 576 items, at most 5 an SM (measured 0.47 -> 0.53, docs/PERFORMANCE.md).
+    for (long long n = 2; n <= std::min<long long>(8, k_tiles / min_slice); ++n) {
+      if (10 * ceil_div(tiles * n, (long long)sms) <= 13 * n) {
+        slices = n;
+        break;
+      }
+    }
+  }
   if (slices < 2) return s;
   s.k_tiles_per_split = int((k_tiles + slices - 1) / slices);
   s.splits = int((k_tiles + s.k_tiles_per_split - 1) / s.k_tiles_per_split);

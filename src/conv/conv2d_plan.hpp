@@ -12,7 +12,8 @@
 //     conv_tma_maps.hpp), else
 //   - the cp.async wgmma kernel (sm_90a; the 16-byte path with the optimized iterator), else
 //   - the sm80 kernel: 16-byte loads, or the narrow (element-wise) path,
-// split along K when its tiles fill less than half the SMs (choose_split).
+// split along K when its tiles fill less than half the SMs, or when between one and two
+// tiles per SM would leave some SMs twice the work of others (choose_split).
 #pragma once
 
 #include <cstddef>
@@ -34,7 +35,9 @@ bool aligned(const void* p, int bytes);
 // many slices of K as two blocks per SM hold (rounded down: never a second wave), each of at
 // least 16 K tiles (on the wgmma kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
 // wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles of 64x128, 3136 K tiles of 32 on 132 SMs ->
-// 52 slices of 61 (260 items).
+// 52 slices of 61 (260 items). Between one and two tiles per SM (more tiles than SMs, fewer
+// than twice as many), the fewest slices, at most 8 of at least the same length, whose busiest
+// SM gets at most 1.3 tiles' work: wgrad 7x7x512 at N = 128, 144 tiles -> 4 slices.
 // (Slices of 8 K tiles lost to 16 where both split; splitting at up to 2 tiles per SM lost
 // overall: docs/PERFORMANCE.md.) An empty GEMM (m or n = 0) is not split.
 struct Split {

@@ -1,10 +1,13 @@
 // The conv runtime's split-K rule (src/conv/conv2d_plan.cpp, choose_split) over many
-// generated GEMM shapes and SM counts: it splits only when the output's tiles fill less than
+// generated GEMM shapes and SM counts: it splits when the output's tiles fill less than
 // half the SMs, into at most 64 slices, each of at least 16 K tiles (1024 K on the wgmma
 // kernels: 32 tiles of 32, 16 of 64; the tile says which), no more items than two blocks per
-// SM hold, no slice empty, every K tile in exactly one slice; plus the documented example.
+// SM hold; or, with between one and two tiles per SM, into the fewest of at most 8 slices that
+// leave the busiest SM at most 1.3 tiles' work; no slice empty, every K tile in exactly one
+// slice; plus the documented examples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "conv/conv2d_plan.hpp"
@@ -20,15 +23,29 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms) {
   const int min_slice = tile.wgmma ? 1024 / tile.k : 16;
   SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tile " << tile.m << "x" << tile.n << "x"
                                     << tile.k << (tile.wgmma ? " wgmma" : "") << ", " << sms << " SMs");
+  // Between one and two tiles per SM: the busiest SM's work, in tiles, with n slices.
+  auto busiest = [&](long long n) { return double((tiles * n + sms - 1) / sms) / double(n); };
+  const bool between = tiles > sms && tiles < 2LL * sms;
   if (s.splits == 1) {
     EXPECT_FALSE(s.partials());
-    // Not split although it could have been: enough tiles, or too short a reduction.
-    EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || 2LL * sms / tiles < 2);
+    // Not split although it could have been: enough tiles, or too short a reduction, or
+    // between one and two tiles per SM no split of at most 8 evens the SMs' work out.
+    if (between) {
+      for (long long n = 2; n <= std::min(8, k_tiles / min_slice); ++n) EXPECT_GT(busiest(n), 1.3);
+    } else {
+      EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || 2LL * sms / tiles < 2);
+    }
     return false;
   }
-  EXPECT_LE(2 * tiles, sms);
-  EXPECT_LE(s.splits, 64);
-  EXPECT_LE(tiles * s.splits, 2LL * sms);  // one wave of two blocks per SM
+  if (between) {
+    EXPECT_LE(s.splits, 8);
+    EXPECT_LE(busiest(s.splits), 1.3);
+    for (long long n = 2; n < s.splits; ++n) EXPECT_GT(busiest(n), 1.3);  // the fewest
+  } else {
+    EXPECT_LE(2 * tiles, sms);
+    EXPECT_LE(s.splits, 64);
+    EXPECT_LE(tiles * s.splits, 2LL * sms);  // one wave of two blocks per SM
+  }
   EXPECT_GE(s.k_tiles_per_split, min_slice);
   EXPECT_GE((long long)s.splits * s.k_tiles_per_split, k_tiles);        // every K tile in a slice
   EXPECT_LT((long long)(s.splits - 1) * s.k_tiles_per_split, k_tiles);  // and no slice empty
@@ -57,6 +74,21 @@ TEST(ConvSplitK, TheDocumentedExample) {
   const conv_detail::Split s = conv_detail::choose_split(64, 576, 100352, sm80::conv_tile_m(64, false, false), 132);
   EXPECT_EQ(s.splits, 52);
   EXPECT_EQ(s.k_tiles_per_split, 61);
+}
+
+TEST(ConvSplitK, BetweenOneAndTwoTilesPerSmTheWorkIsEvenedOut) {
+  // wgrad 7x7 512 -> 512 3x3 at N = 128 on the TMA kernel: GEMM 512 x 4608 x 6272, 4 x 36 = 144
+  // tiles of 128x128 on 132 SMs, 98 K tiles of 64: 2 slices leave 3 items on the busiest SM
+  // (1.5 tiles), 3 leave 4 (1.33), 4 leave 5 (1.25).
+  sm80::ConvTile tile = sm80::conv_tile_n(4608, false, true, true);
+  tile.tma = true, tile.k = sm80::kConvTileKTma;
+  const conv_detail::Split s = conv_detail::choose_split(512, 4608, 6272, tile, 132);
+  EXPECT_EQ(s.splits, 4);
+  EXPECT_EQ(s.k_tiles_per_split, 25);
+  // The same at N = 32 (25 K tiles): too short to cut into slices of 16.
+  EXPECT_EQ(conv_detail::choose_split(512, 4608, 1568, tile, 132).splits, 1);
+  // 98 tiles (fewer than SMs): every SM has at most one, nothing to even out.
+  EXPECT_EQ(conv_detail::choose_split(1568 * 4, 256, 6272, tile, 132).splits, 1);
 }
 
 TEST(ConvSplitK, TheWgmmaKernelCutsLongerSlices) {
