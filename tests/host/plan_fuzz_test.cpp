@@ -659,6 +659,8 @@ TEST(PlanFuzz, Gemm) {
         if (staged[i]->on) {
           EXPECT_EQ(staged[i]->ld % 8, 0);
           EXPECT_GE(staged[i]->ld, contiguous);
+          EXPECT_GE(staged[i]->rows, staged[i]->strided);
+          EXPECT_EQ(staged[i]->batch_stride, staged[i]->ld * staged[i]->rows);
           EXPECT_LE(staged[i]->bytes(), std::int64_t(1) << 31);
           continue;
         }
@@ -667,8 +669,18 @@ TEST(PlanFuzz, Gemm) {
         if (g.batch > 1) EXPECT_EQ(views[i]->batch_stride % access, 0);
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(views[i]->ptr) % (2 * access), 0u);
       }
-      if (!ch.sm80.edges)
-        EXPECT_TRUE(ch.problem.m % c.tile_m == 0 && ch.problem.n % c.tile_n == 0 && ch.problem.k % c.tile_k == 0);
+      // The interior variant reads whole tiles unpredicated: of each staged copy (whole tiles of
+      // rows and of its contiguous extent, zeros past the operand), or of the operand itself.
+      const int tile_mn[2] = {c.tile_m, c.tile_n}, mn[2] = {ch.problem.m, ch.problem.n};
+      for (int i = 0; i < 2 && !ch.sm80.edges; ++i) {
+        if (staged[i]->on) {
+          const bool k_major = views[i]->major == Major::kK;
+          EXPECT_EQ(staged[i]->ld % (k_major ? c.tile_k : tile_mn[i]), 0);
+          EXPECT_EQ(staged[i]->rows % (k_major ? tile_mn[i] : c.tile_k), 0);
+        } else {
+          EXPECT_TRUE(mn[i] % tile_mn[i] == 0 && ch.problem.k % c.tile_k == 0) << "operand " << i;
+        }
+      }
     }
     const long long k_tiles = (ch.problem.k + tile_k - 1LL) / tile_k;
     ASSERT_GE(ch.splits, 1);
