@@ -101,7 +101,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   extern __shared__ __align__(1024) unsigned char smem[];  // stages start on swizzle-pattern boundaries
 
   const auto [tile, batch, tile_begin, tile_end] = block_work<Config>(p);
-  auto load_tile = make_tile_loader<Config, Edges>(p, a_source, b_source, tile, batch, tile_begin, smem);
+  auto load_tile = make_tile_loader<Config, Edges, ASource, BSource, false>(p, a_source, b_source, tile, batch,
+                                                                              tile_begin, smem);
 
   const int wg = int(threadIdx.x) / 128;
   const int wg_m = wg % Config::kWarpGroupsM, wg_n = wg / Config::kWarpGroupsM;
@@ -111,7 +112,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   for (int i = 0; i < Config::kAccumulators; ++i) acc[i] = 0.0f;
 
   for (int s = 0; s < kPrefetch; ++s) {
-    if (tile_begin + s < tile_end) load_tile(tile_begin + s, AllAtoms{});  // into stage s
+    if (tile_begin + s < tile_end) load_tile(tile_begin + s, s, AllAtoms{});
     cp_async_commit_group();
   }
   int stage = 0;
@@ -119,7 +120,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     cp_async_wait_group<kPrefetch - 1>();  // tile t has landed (this thread's part) ...
     fence_proxy_async();                   // ... is visible to wgmma ...
     __syncthreads();                       // ... and so are the other threads' parts
-    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, AllAtoms{});  // into stage + kPrefetch
+    const int refill = stage + kPrefetch < kStages ? stage + kPrefetch : stage + kPrefetch - kStages;
+    if (t + kPrefetch < tile_end) load_tile(t + kPrefetch, refill, AllAtoms{});
     cp_async_commit_group();
 
     detail::wgmma_k_tile<Config>(acc, smem_a + stage * Config::kStageBytesA, smem_b + stage * Config::kStageBytesB,

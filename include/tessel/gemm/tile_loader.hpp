@@ -8,6 +8,11 @@
 //                                     // order from tile_begin, each tile once
 //   load_tile(t, AtomShare<p, P>{});  // its p-th of P shares, p in order (matrix operands; an
 //                                     // implicit operand loads whole with p == 0)
+// The loader keeps the next tile's addresses and moves them one K tile and one stage a tile
+// (the sm80 kernel: 278 -> 235 instructions a K tile of 128x256x64). With Moving = false it
+// rebuilds them from t and the caller's stage, load_tile(t, stage, share): the sm90 cp.async
+// kernel's loop, one K tile of two wgmma, runs 138 instructions so against 171 moving
+// (64x128x32, conv wgrad's grouped layers: docs/PERFORMANCE.md, nineteenth session).
 //
 // ASource and BSource say where the operands come from: MatrixOperand, the strided matrices
 // p.a / p.b (edge vectors zero-filled with Edges); or an implicit operand such as
@@ -158,8 +163,9 @@ __device__ auto make_operand_tensor(T const* ptr, int mn, int k, int ld) {
 }
 }  // namespace detail
 
-// Returns the block's load_tile(t, share). smem holds Config::kStages stages of A, then of B.
-template <class Config, bool Edges, class ASource, class BSource>
+// Returns the block's load_tile(t, share) (Moving) or load_tile(t, stage, share). smem holds
+// Config::kStages stages of A, then of B.
+template <class Config, bool Edges, class ASource, class BSource, bool Moving = true>
 __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, BSource const& b_source,
                                  TileCoord tile, int batch, int tile_begin, unsigned char* smem) {
   constexpr bool kMatrixA = std::is_same_v<ASource, MatrixOperand>;
@@ -229,42 +235,54 @@ __device__ auto make_tile_loader(GemmParams const& p, ASource const& a_source, B
     }
   }();
   const int k = p.k;
-  // Where the next K tile comes from and goes to, moved one K tile (and one ring stage) per
-  // tile, not rebuilt from t and a stage index: a copy atom's addresses are then one add each.
-  auto tAgA_t = detail::at_offset(tAgA, tile_begin * k_step_a);  // K tile t
-  auto tBgB_t = detail::at_offset(tBgB, tile_begin * k_step_b);
-  auto tAsA_w = tAsA;  // its ring stage
-  auto tBsB_w = tBsB;
-  int stage = 0;
-  return [=]<int Part, int Parts>(int t, AtomShare<Part, Parts> share) mutable {  // K tile t -> the next stage
+  // One K tile's copies: from gA/gB (the tile's global sources) into sA/sB (its ring stage);
+  // mutable: an implicit operand's loader moves along K as it loads.
+  auto copy_tile = [=]<int Part, int Parts>(auto const& gA, auto const& sA, auto const& gB, auto const& sB, int t,
+                                             AtomShare<Part, Parts> share) mutable {
     [[maybe_unused]] const int k0 = t * Config::kTileK;
-
     if constexpr (!kMatrixA) {
       if constexpr (Part == 0) {  // an implicit operand loads its tile whole
-        a_loader.template load<typename Config::OperandA::G2SEdgeOp>(tAsA_w, a);
+        a_loader.template load<typename Config::OperandA::G2SEdgeOp>(sA, a);
       }
     } else if constexpr (Edges) {
-      copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, tAgA_t, tAsA_w, a, share);
+      copy_if(g2s_a, [&](int i) { return a_loader(i, k0, k); }, gA, sA, a, share);
     } else {
-      copy(g2s_a, tAgA_t, tAsA_w, share);
+      copy(g2s_a, gA, sA, share);
     }
     if constexpr (!kMatrixB) {
       if constexpr (Part == 0) {  // an implicit operand loads its tile whole
-        b_loader.template load<typename Config::OperandB::G2SEdgeOp>(tBsB_w, b);
+        b_loader.template load<typename Config::OperandB::G2SEdgeOp>(sB, b);
       }
     } else if constexpr (Edges) {
-      copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, tBgB_t, tBsB_w, b, share);
+      copy_if(g2s_b, [&](int i) { return b_loader(i, k0, k); }, gB, sB, b, share);
     } else {
-      copy(g2s_b, tBgB_t, tBsB_w, share);
-    }
-    if constexpr (Part == Parts - 1) {  // the tile's last share: on to K tile t + 1 and the next stage
-      tAgA_t = detail::at_offset(tAgA_t, k_step_a);
-      tBgB_t = detail::at_offset(tBgB_t, k_step_b);
-      stage = stage == Config::kStages - 1 ? 0 : stage + 1;
-      tAsA_w = detail::at_offset(tAsA, stage * kStageA);
-      tBsB_w = detail::at_offset(tBsB, stage * kStageB);
+      copy(g2s_b, gB, sB, share);
     }
   };
+  if constexpr (Moving) {
+    // Where the next K tile comes from and goes to, moved one K tile (and one ring stage) per
+    // tile, not rebuilt from t and a stage index: a copy atom's addresses are then one add each.
+    auto tAgA_t = detail::at_offset(tAgA, tile_begin * k_step_a);  // K tile t
+    auto tBgB_t = detail::at_offset(tBgB, tile_begin * k_step_b);
+    auto tAsA_w = tAsA;  // its ring stage
+    auto tBsB_w = tBsB;
+    int stage = 0;
+    return [=]<int Part, int Parts>(int t, AtomShare<Part, Parts> share) mutable {  // K tile t -> the next stage
+      copy_tile(tAgA_t, tAsA_w, tBgB_t, tBsB_w, t, share);
+      if constexpr (Part == Parts - 1) {  // the tile's last share: on to K tile t + 1 and the next stage
+        tAgA_t = detail::at_offset(tAgA_t, k_step_a);
+        tBgB_t = detail::at_offset(tBgB_t, k_step_b);
+        stage = stage == Config::kStages - 1 ? 0 : stage + 1;
+        tAsA_w = detail::at_offset(tAsA, stage * kStageA);
+        tBsB_w = detail::at_offset(tBsB, stage * kStageB);
+      }
+    };
+  } else {
+    return [=]<int Part, int Parts>(int t, int stage, AtomShare<Part, Parts> share) mutable {  // K tile t -> `stage`
+      copy_tile(detail::at_offset(tAgA, t * k_step_a), detail::at_offset(tAsA, stage * kStageA),
+                detail::at_offset(tBgB, t * k_step_b), detail::at_offset(tBsB, stage * kStageB), t, share);
+    };
+  }
 }
 #endif
 
