@@ -1,8 +1,9 @@
 // Copying a matrix of 16-bit elements into rows padded with zeros to a multiple of 8
-// elements (and, for the sm80 GEMM, into whole tiles of rows), so that a kernel loads it in 16-byte vectors: operands whose rows are odd numbers
-// of elements (a GEMM with K = 1031, gemm_plan.hpp's StagedOperand) and layers with few
-// channels (C = 3 at stride 1: conv2d_plan.hpp's pad_channels). A vector whose first
-// element lies inside a row reads zeros past its end, which add nothing to a reduction.
+// elements, so that a kernel loads it in 16-byte vectors: operands whose rows are odd numbers
+// of elements (a GEMM with K = 1031, gemm_plan.hpp's StagedOperand, whose copies for the sm80
+// kernel also hold whole tiles of rows) and layers with few channels (C = 3 at stride 1:
+// conv2d_plan.hpp's pad_channels). A vector whose first element lies inside a row reads zeros
+// past its end, which add nothing to a reduction.
 #pragma once
 
 #include <cuda_runtime_api.h>
