@@ -29,8 +29,10 @@ GemmArguments packed(int m, int n, int k) {
 
 // As the sm80 kernel plans it (an A100, or TESSEL_DISABLE_SM90=1), as an RTX 4090 (sm_89,
 // 99 KiB of shared memory per block) and as an H100 does.
-const DeviceInfo kA100{108, 8, 0, false, false, true, 163 * 1024};
-const DeviceInfo kRtx4090{128, 8, 9, false, false, true, 99 * 1024};
+const DeviceInfo kA100{.sms = 108, .cc_major = 8, .cc_minor = 0, .sm90_kernels = false, .tma_encoder = false,
+                       .smem_per_block = 163 * 1024};
+const DeviceInfo kRtx4090{.sms = 128, .cc_major = 8, .cc_minor = 9, .sm90_kernels = false, .tma_encoder = false,
+                          .smem_per_block = 99 * 1024};
 const DeviceInfo kH100{};
 
 GemmPlan plan_of(GemmArguments const& args, DeviceInfo const& device = kA100) {
