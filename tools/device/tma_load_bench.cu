@@ -22,7 +22,9 @@
 #include "conv/conv_configs_sm80.hpp"
 #include "conv/conv_tma_maps.hpp"
 #include "runtime/tma_encoder.hpp"
+#include "tessel/conv/wgrad_operand_sm90.hpp"
 #include "tessel/gemm/kernel_sm90.hpp"  // detail::wgmma_k_tile
+#include "tessel/gemm/matrix_operand_sm90.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
 #include "tessel/arch/sm90/tma.hpp"
 
@@ -283,5 +285,43 @@ int main(int argc, char** argv) {
   time_loads("fprop A alone + MMA", fa, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA, fprop_mma);
   time_loads("fprop B alone + MMA", none, fb, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageB, fprop_mma);
   time_loads("GEMM A alone + MMA", ta, none, tiles_m, fprop_tiles_n, fprop_k_tiles, kStageA, fprop_mma);
+
+  // wgrad: A = dY as the MN-major (K, N*P*Q) matrix, two (64 k, 64 px) boxes; B = X's im2col
+  // walk, two boxes of (64 c, 64 px); against B as the GEMM's MN-major (R*S*C, N*P*Q) matrix of
+  // the same boxes, tiled.
+  sm90::ConvTmaMaps wp;
+  MatrixTmaSource<Major::kMN, 128, 64> wa{};
+  ConvWgradActivationTmaB wb{};
+  if (!sm90::plan_wgrad_tma(pb, true, &wp) || !sm90::encode_tma_map(wp.a, y, &wa.matrix.map) ||
+      !sm90::encode_tma_map(wp.b, x, &wb.map)) {
+    std::fprintf(stderr, "wgrad maps refused\n");
+    return 1;
+  }
+  wb.g = wp.walk, wb.boxes = 2;
+  const int rsc = pb.r * pb.s * pb.c, npq = pb.n * pb.p() * pb.q();
+  const int wgrad_tiles_m = (pb.k + 127) / 128, wgrad_tiles_n = (rsc + 127) / 128, wgrad_k_tiles = (npq + 63) / 64;
+  void* b_cols;
+  check(cudaMalloc(&b_cols, 2LL * rsc * npq), "b");
+  cudaMemset(b_cols, fill, 2LL * rsc * npq);
+  MatrixTmaSource<Major::kMN, 128, 64> wb_tiled{};
+  if (!sm90::encode_tma_map(sm90::tiled_map<3>({std::uint64_t(rsc), std::uint64_t(npq), 1}, {64, 64, 1}, 64), b_cols,
+                            &wb_tiled.matrix.map)) {
+    std::fprintf(stderr, "wgrad tiled B refused\n");
+    return 1;
+  }
+  std::printf("wgrad %d x %d tiles, %d K tiles\n", wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles);
+  using WgradMma = sm80::WgradConfigTma<Half>;
+  WgradMma* wgrad_mma = nullptr;
+  time_loads("wgrad A (dY, two MN boxes) alone", wa, none, wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles, kStageA);
+  time_loads("wgrad B (two im2col boxes) alone", none, wb, wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles, kStageB);
+  time_loads("wgrad B tiled (two MN boxes) alone", none, wb_tiled, wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles,
+             kStageB);
+  time_loads("wgrad A + B, two producer warps", wa, wb, wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles,
+             kStageA + kStageB, (void*)nullptr, 1);
+  time_loads("MMA alone (wgrad layouts)", none, none, wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles, 0, wgrad_mma);
+  time_loads("wgrad A + B + MMA, two producer warps", wa, wb, wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles,
+             kStageA + kStageB, wgrad_mma, 1);
+  time_loads("wgrad A + tiled B + MMA, two warps", wa, wb_tiled, wgrad_tiles_m, wgrad_tiles_n, wgrad_k_tiles,
+             kStageA + kStageB, wgrad_mma, 1);
   return 0;
 }
