@@ -5,6 +5,7 @@
 #include <span>
 
 #include "conv/packed_groups.hpp"
+#include "gemm/gemm_plan.hpp"
 #include "tessel/conv/activation_iterator.hpp"
 #include "tessel/conv/dgrad_operand_sm80.hpp"
 #include "tessel/conv/space_to_depth.hpp"
@@ -484,7 +485,20 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
     g.tile.k = sm80::kConvTileKTma;
   }
   finish(g, device.sms);
-  g.tile.persistent = g.tile.deep = false;  // the wgrad instances are the two-blocks-per-SM form only
+  g.tile.persistent = g.tile.deep = false;
+  // Where the 128x128 tiles leave SMs idle and the reduction is deep, the persistent kernel
+  // shares the last tiles' K tiles out as stream-K ranges, by tessel::gemm's rule, in clusters
+  // of two tile rows that share B: each block issues one of a K tile's two im2col boxes, which
+  // the engine delivers to a block at about 0.28 us a box (tools/device/tma_load_bench.cu).
+  // Wgrad 7x7x512 3x3 at N = 128 (144 tiles of 98 K tiles): 91 us split in 4, 91 as stream-K
+  // without clusters, 83 with (docs/PERFORMANCE.md, twentieth session).
+  if (g.tile.tma && !g.tile.small() && g.m > g.tile.m && device.sms >= 2) {
+    DeviceInfo clusters = device;
+    clusters.sms = device.sms / 2;
+    const StreamKSchedule s =
+        gemm_detail::choose_stream_k(g.m, g.n, g.k, g.groups, 2 * g.tile.m, g.tile.n, g.tile.k, clusters);
+    if (s.sk_items > 0) g.stream_k = s, g.split = Split{}, g.tile.persistent = true, g.tile.cluster = 2;
+  }
   if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
   return plan;
 }

@@ -13,7 +13,9 @@
 //   - the cp.async wgmma kernel (sm_90a; the 16-byte path with the optimized iterator), else
 //   - the sm80 kernel: 16-byte loads, or the narrow (element-wise) path,
 // split along K when its tiles fill less than half the SMs, or when between one and two
-// tiles per SM would leave some SMs twice the work of others (choose_split).
+// tiles per SM would leave some SMs twice the work of others (choose_split); wgrad on the TMA
+// kernel runs stream-K instead where tessel::gemm's rule takes it (tiles leave SMs idle, 64 K
+// tiles or more), on the persistent kernel in clusters of two tile rows sharing B.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,7 @@
 #include "conv/conv_configs_sm80.hpp"
 #include "conv/conv_tma_maps.hpp"
 #include "gemm/split_k_reduce.hpp"
+#include "tessel/gemm/stream_k.hpp"
 #include "runtime/device_info.hpp"
 #include "tessel/conv/depthwise_direct.hpp"
 #include "tessel/runtime/conv2d.hpp"
@@ -59,6 +62,8 @@ struct ConvGemm {
   sm80::ConvTile tile;      // the kernel: tile, wgmma, tma, persistent
   bool optimized = true;    // fprop and dgrad: the optimized activation iterator (else the analytic)
   Split split;
+  // wgrad on the TMA kernel, persistent: the stream-K schedule (sk_items > 0; split none)
+  StreamKSchedule stream_k;
   sm90::ConvTmaMaps tma;  // tile.tma: its operands' maps
   std::size_t workspace_bytes() const { return split.workspace_bytes(m, n) * std::size_t(groups); }
 };

@@ -1,7 +1,9 @@
 // conv2d_wgrad(): validation (conv2d_validate.cpp), planning (conv2d_plan.cpp), then the
 // implicit GEMM of every group in one launch (the groups as its batches), split-K over N*P*Q
 // when the output has few tiles; on an H100, ungrouped layers of whole 64-channel blocks and
-// filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp). Groups of 4 to
+// filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp), persistent with
+// stream-K in clusters of two (gemm/stream_k_workspace.hpp) where its tiles leave SMs idle and
+// the reduction is deep. Groups of 4 to
 // 16 channels run as groups of 64 (conv/packed_groups.hpp), whose split-K reduction writes dW
 // from the block diagonal (split.columns). Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4) otherwise run
 // on a direct kernel (conv/depthwise_direct.hpp): partial sums per block of slices, then their
@@ -22,6 +24,7 @@
 #include "conv/depthwise_instances.hpp"
 #include "conv/space_to_depth.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
+#include "gemm/stream_k_workspace.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/tma_encoder.hpp"
 #include "tessel/runtime/conv2d.hpp"
@@ -102,8 +105,16 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
     }
     x = padded_x.get();
   }
-  StreamBuffer workspace(stream);
+  StreamBuffer workspace(stream), stream_k(stream);
   if (Status s = workspace.allocate(gemm.workspace_bytes(), "conv2d: wgrad", "the split-K workspace"); !s) return s;
+  StreamKParams sk;
+  if (gemm.stream_k.sk_items > 0) {
+    if (Status s = stream_k_workspace(gemm.stream_k, gemm.tile.m, gemm.tile.n, gemm.tile.cluster, "conv2d: wgrad", stream,
+                                      &stream_k, &sk);
+        !s) {
+      return s;
+    }
+  }
 
   const int kg = plan.problem.filters_per_group();         // the GEMM's rows (packed groups: 64)
   const int crs = pb.r * pb.s * pb.channels_per_group();  // dW's columns (the GEMM's N unless compacted)
@@ -122,7 +133,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   const GemmParams params{args.dy, x, gemm.m, gemm.n, gemm.k, pb.k, 0, kg, plan.problem.channels_per_group(), 1,
                           1 << 30, out};
   auto launch = [&](GemmParams const& p, int groups) {
-    if (gemm.tile.tma) return sm90::run_conv_wgrad_tma(args.input_type, gemm.tile, p, groups, tma_dy, tma_x, stream);
+    if (gemm.tile.tma) return sm90::run_conv_wgrad_tma(args.input_type, gemm.tile, p, groups, tma_dy, tma_x, sk, stream);
     return sm80::run_conv_wgrad(args.input_type, plan.narrow, gemm.tile, p, plan.problem, groups, stream);
   };
   if (cudaError_t e = conv_detail::run_groups(params, gemm, ib, ob, workspace.get<float>(), stream, launch);

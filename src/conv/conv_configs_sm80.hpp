@@ -55,10 +55,13 @@ using DgradConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, kConvStag
                                       Element, Major::kK, Major::kMN, 1, GmmaLayout::kRing, GmmaLayout::kMnBoxes>;
 // wgrad on the TMA kernel (conv/wgrad_operand_sm90.hpp): both operands MN-major as boxes,
 // 128 columns of dW a tile (two column blocks of 64), three stages of 128x128 (four of 64x128),
-// two blocks per SM; never persistent (its reductions are long, split along K instead).
-template <class Element, int TileM = kConvTile>
-using WgradConfigTma = GemmConfigSm90<TileM, kConvTile, kConvTileKTma, TileM == kConvTile ? 3 : 4, Element, Major::kMN,
-                                      Major::kMN, 1, GmmaLayout::kMnBoxes, GmmaLayout::kMnBoxes>;
+// two blocks per SM, split along K where tiles are few; persistent (128x128, four stages) only
+// to run stream-K, where tiles leave SMs idle and the reduction is deep (conv2d_plan.cpp), in
+// clusters of two blocks along M that share B's boxes (each block loads one of the two).
+template <class Element, int TileM = kConvTile, bool Persistent = false, int ClusterM = 1>
+using WgradConfigTma = GemmConfigSm90<TileM, kConvTile, kConvTileKTma, kConvStagesTma<TileM, Persistent, false>,
+                                      Element, Major::kMN, Major::kMN, 1, GmmaLayout::kMnBoxes, GmmaLayout::kMnBoxes,
+                                      MmaSchedule::kCooperative, ClusterM>;
 // The persistent kernel serves reductions of at most this many K tiles (1x1 layers up to 256
 // channels), where a block's life is mostly load latency and epilogue. Measured on the H100
 // (docs/PERFORMANCE.md): faster on the 1x1 layers of 64 to 256 channels, slower from 512
@@ -76,6 +79,7 @@ struct ConvTile {
   bool tma = false;    // on the TMA kernel (then k = kConvTileKTma)
   bool persistent = false;  // ... in its persistent form (kConvPersistentMaxKTiles)
   bool deep = false;        // ... not persistent, 128x128, one block per SM: kConvDeepStages
+  int cluster = 1;          // wgrad, persistent: 2, a cluster of two tile rows sharing B
   bool small() const { return m < kConvTile || n < kConvTile; }
 };
 // fprop and dgrad: n output channels (GEMM N).

@@ -43,17 +43,19 @@ cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, int ba
 }
 
 #if defined(TESSEL_HAS_SM90A)
-template <class Element, int TileM>
+template <class Element, int TileM, bool Persistent, int ClusterM = 1>
 cudaError_t run_wgrad(GemmParams const& p, int groups, TmaMatrix const& dy, ConvWgradActivationTmaB const& x,
-                      cudaStream_t stream) {
+                      StreamKParams const& sk, cudaStream_t stream) {
   const MatrixTmaSource<Major::kMN, TileM, sm80::kConvTileKTma> a{dy};
-  return launch_gemm_sm90_tma<sm80::WgradConfigTma<Element, TileM>, false>(p, groups, stream, a, x);
+  using Config = sm80::WgradConfigTma<Element, TileM, Persistent, ClusterM>;
+  return launch_gemm_sm90_tma<Config, Persistent>(p, groups, stream, a, x, sk);
 }
 template <class Element>
 cudaError_t run_wgrad(sm80::ConvTile tile, GemmParams const& p, int groups, TmaMatrix const& dy,
-                      ConvWgradActivationTmaB const& x, cudaStream_t stream) {
-  return tile.m < sm80::kConvTile ? run_wgrad<Element, sm80::kConvSmallTile>(p, groups, dy, x, stream)
-                                  : run_wgrad<Element, sm80::kConvTile>(p, groups, dy, x, stream);
+                      ConvWgradActivationTmaB const& x, StreamKParams const& sk, cudaStream_t stream) {
+  if (tile.persistent) return run_wgrad<Element, sm80::kConvTile, true, 2>(p, groups, dy, x, sk, stream);
+  return tile.m < sm80::kConvTile ? run_wgrad<Element, sm80::kConvSmallTile, false>(p, groups, dy, x, {}, stream)
+                                  : run_wgrad<Element, sm80::kConvTile, false>(p, groups, dy, x, {}, stream);
 }
 #endif
 
@@ -78,13 +80,17 @@ cudaError_t run_conv_dgrad_phases_tma(DataType input, sm80::ConvTile tile, GemmP
 }
 
 cudaError_t run_conv_wgrad_tma(DataType input, sm80::ConvTile tile, GemmParams const& params, int groups,
-                               TmaMatrix const& dy, ConvWgradActivationTmaB const& x, cudaStream_t stream) {
+                               TmaMatrix const& dy, ConvWgradActivationTmaB const& x, StreamKParams const& sk,
+                               cudaStream_t stream) {
 #if defined(TESSEL_HAS_SM90A)
-  if (tile.persistent || tile.n != sm80::kConvTile) return cudaErrorInvalidValue;  // planned: conv2d_plan.cpp
-  return input == DataType::kF16 ? run_wgrad<Half>(tile, params, groups, dy, x, stream)
-                                 : run_wgrad<BFloat16>(tile, params, groups, dy, x, stream);
+  // planned: conv2d_plan.cpp (persistent: 128x128 in clusters of two, one K slice, a stream-K schedule)
+  if (tile.deep || tile.n != sm80::kConvTile || tile.persistent != (sk.schedule.sk_items > 0) ||
+      (tile.persistent && (tile.small() || tile.cluster != 2)) || (!tile.persistent && tile.cluster != 1))
+    return cudaErrorInvalidValue;
+  return input == DataType::kF16 ? run_wgrad<Half>(tile, params, groups, dy, x, sk, stream)
+                                 : run_wgrad<BFloat16>(tile, params, groups, dy, x, sk, stream);
 #else
-  (void)input, (void)tile, (void)params, (void)groups, (void)dy, (void)x, (void)stream;
+  (void)input, (void)tile, (void)params, (void)groups, (void)dy, (void)x, (void)sk, (void)stream;
   return cudaErrorNotSupported;  // planned only where DeviceInfo::wgmma()
 #endif
 }

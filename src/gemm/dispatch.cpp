@@ -7,6 +7,7 @@
 #include "gemm/gemm_plan.hpp"
 #include "gemm/instances_sm90.hpp"
 #include "gemm/split_k_reduce.hpp"
+#include "gemm/stream_k_workspace.hpp"
 #include "gemm/tile_configs_sm90.hpp"
 #include "runtime/pad_rows.hpp"
 #include "runtime/stream_buffer.hpp"
@@ -49,24 +50,6 @@ bool encode_maps(Choice const& ch, const void* a, const void* b, TmaMatrix* tma_
   if (ch.kernel != gemm_detail::GemmKernel::kSm90Tma || ch.problem.k == 0) return true;
   tma_a->broadcast = ch.sm90.a_broadcast, tma_b->broadcast = ch.sm90.b_broadcast;
   return sm90::encode_tma_map(ch.sm90.a, a, &tma_a->map) && sm90::encode_tma_map(ch.sm90.b, b, &tma_b->map);
-}
-
-// Stream-K's workspace (tessel/gemm/stream_k.hpp): the items' counters, zeroed, then two
-// fp32 tiles per block for the partials (with clusters, the schedule's items and blocks are
-// pairs of tiles and clusters: one counter and two tiles per block of each).
-Status stream_k_workspace(Choice const& ch, cudaStream_t stream, StreamBuffer* buffer, StreamKParams* sk) {
-  auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
-  sk->schedule = ch.sm90.stream_k;
-  const size_t counter_bytes = (size_t(sk->schedule.sk_items) * c.cluster_m * sizeof(int) + 255) / 256 * 256;
-  const size_t partial_bytes = size_t(sk->schedule.blocks) * c.cluster_m * 2 * c.tile_m * c.tile_n * sizeof(float);
-  if (Status s = buffer->allocate(counter_bytes + partial_bytes, "gemm", "the stream-K workspace"); !s) return s;
-  sk->counters = buffer->get<int>();
-  sk->partials = reinterpret_cast<float*>(buffer->get<char>() + counter_bytes);
-  if (cudaError_t e = cudaMemsetAsync(sk->counters, 0, counter_bytes, stream); e != cudaSuccess) {
-    cudaGetLastError();
-    return {StatusCode::kCudaError, std::string("gemm: zeroing the stream-K counters failed: ") + cudaGetErrorString(e)};
-  }
-  return {};
 }
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
@@ -157,7 +140,11 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
   }
   StreamKParams sk;
   if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma && ch.sm90.stream_k.sk_items > 0) {
-    if (Status s = stream_k_workspace(ch, stream, &workspace, &sk); !s) return s;
+    auto const& c = sm90::kTmaTileConfigs[ch.sm90.config];
+    if (Status s = stream_k_workspace(ch.sm90.stream_k, c.tile_m, c.tile_n, c.cluster_m, "gemm", stream, &workspace, &sk);
+        !s) {
+      return s;
+    }
   }
   cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, sk, stream)
                                                     : run<DataType::kBF16>(ch, params, tma_a, tma_b, sk, stream);

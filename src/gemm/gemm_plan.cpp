@@ -133,10 +133,13 @@ constexpr int kMinSliceTiles = 8, kMinStreamKTiles = 4, kMinStreamKItemTiles = 6
 static_assert(DeviceInfo{}.stream_k_min_k_tiles == kMinStreamKItemTiles, "the device's default is the measured rule");
 constexpr double kFullWave = 0.9;
 
-StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, DeviceInfo const& device) {
+}  // namespace
+
+StreamKSchedule choose_stream_k(int m, int n, int k, int batch, int tile_m, int tile_n, int tile_k,
+                                DeviceInfo const& device) {
   const int sms = device.sms;
-  const long long items = ceil_div((long long)p.m, tile_m) * ceil_div((long long)p.n, tile_n) * p.batch;
-  const long long k_tiles = ceil_div((long long)p.k, tile_k);
+  const long long items = ceil_div((long long)m, tile_m) * ceil_div((long long)n, tile_n) * batch;
+  const long long k_tiles = ceil_div((long long)k, tile_k);
   const long long waves = ceil_div(items, (long long)sms);
   if (!device.stream_k || items == 0 || k_tiles < device.stream_k_min_k_tiles || items > (1 << 30) ||
       items >= kFullWave * double(waves * sms)) {
@@ -153,6 +156,12 @@ StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, 
   s.sk_items = int(items % sms + sms);
   s.blocks = sms;
   return (long long)s.sk_items * k_tiles >= (long long)kMinStreamKTiles * sms ? s : StreamKSchedule{};
+}
+
+namespace {
+
+StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, DeviceInfo const& device) {
+  return gemm_detail::choose_stream_k(p.m, p.n, p.k, p.batch, tile_m, tile_n, tile_k, device);
 }
 
 // The sm_90a heuristic, from sweeps of tessel-prof's default suite on an H100

@@ -87,6 +87,12 @@ struct Choice {
 // tessel/gemm/matrix_operand_sm90.hpp); false when the TMA engine cannot read it.
 bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90::TmaMapParams* out, bool* broadcast);
 
+// Stream-K for the persistent TMA kernel on `batch` (M, N, K) GEMMs in tiles of tile_m x tile_n x
+// tile_k, where whole tiles would leave SMs idle and K is deep (the rule: gemm_plan.cpp); an
+// empty schedule (sk_items 0) otherwise. conv2d's wgrad plans with it too.
+StreamKSchedule choose_stream_k(int m, int n, int k, int batch, int tile_m, int tile_n, int tile_k,
+                                DeviceInfo const& device);
+
 // The kernel for valid, non-empty arguments (m, n >= 1) on `device`; kInvalidArgument or
 // kNotSupported for a config override that this build lacks or that cannot run the problem.
 Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out);

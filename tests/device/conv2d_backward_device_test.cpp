@@ -985,6 +985,44 @@ TEST(Conv2dWgrad, TmaKernelRandomProblems) {
   }
 }
 
+// Where the TMA kernel's 128x128 tiles leave SMs idle and the reduction is deep, the persistent
+// kernel runs stream-K in clusters of two tile rows sharing B (conv2d_plan.cpp): ranges of K
+// tiles over the last pairs (92 pairs: an odd number of tile rows, dW's columns and N*P*Q not
+// whole tiles), whole pairs before the ranges (144 pairs: 66 whole, 78 as ranges), and slices
+// (28 pairs in 2 K slices); every type pair, alpha and beta (dW its own residual), each run
+// twice for the same bits. The rule takes stream-K from 64 K tiles a tile; here from one
+// (TESSEL_STREAM_K_MIN_K_TILES), so that the references stay small. On an H100 each case first
+// requires its plan to run stream-K in clusters of two.
+TEST(Conv2dWgrad, TmaKernelStreamK) {
+  struct Env {
+    Env() { setenv("TESSEL_STREAM_K_MIN_K_TILES", "1", 1); }
+    ~Env() { unsetenv("TESSEL_STREAM_K_MIN_K_TILES"); }
+  } env;
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  Case ranges{problem(3, 9, 9, 320, 840, 3, 3, 1, 1), DataType::kBF16, DataType::kF32, 0.75f, 0.5f};
+  ranges.residual_is_output = true;
+  const Case cases[] = {
+      ranges,
+      {problem(4, 7, 7, 512, 1024, 3, 3, 1, 1), DataType::kF16, DataType::kF16},
+      {problem(8, 16, 16, 192, 512, 3, 3, 1, 1), DataType::kF16, DataType::kBF16, 1.0f, 1.0f},
+  };
+  const int splits[] = {1, 1, 2};
+  for (int i = 0; i < 3; ++i) {
+    Case const& t = cases[i];
+    if (device.wgmma() && device.tma_encoder && device.sms == 132) {  // the tile counts above are an H100's
+      Conv2dWgradArguments args;
+      args.problem = t.pb;
+      args.dy = args.x = args.dw = reinterpret_cast<void*>(std::uintptr_t(1) << 20);  // aligned: only planned
+      const conv_detail::ConvGemm g = conv_detail::plan_wgrad(args, device).gemm;
+      ASSERT_TRUE(g.tile.tma && g.tile.persistent && g.tile.cluster == 2 && g.stream_k.sk_items > 0) << describe(t);
+      EXPECT_EQ(g.stream_k.splits, splits[i]) << describe(t);
+    }
+    run_wgrad(t, 1300 + i, true);
+    if (HasFailure()) return;
+  }
+}
+
 // Groups of whole 64-channel blocks run on the TMA kernel, the groups as its batches
 // (wgrad_operand_sm90.hpp): 64 or 128 channels and 8 to 136 filters a group (dY's box past a
 // group's filters reads zeros), strides, pads, dilation, both modes, split-K over long

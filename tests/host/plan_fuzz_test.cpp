@@ -33,6 +33,8 @@ using testing::Rng;
 using testing::env_or;
 const std::uint64_t kSeed = env_or("TESSEL_PLAN_FUZZ_SEED", 20261123);
 const int kProblems = int(env_or("TESSEL_PLAN_FUZZ_PROBLEMS", 100000));
+const DeviceInfo kA100{.sms = 108, .cc_major = 8, .cc_minor = 0, .sm90_kernels = false, .tma_encoder = false,
+                       .smem_per_block = 163 * 1024};
 
 DeviceInfo random_device(Rng& rng) {
   DeviceInfo d;
@@ -109,7 +111,21 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
     EXPECT_EQ(sm90::tma_map_problem(g.tma.b), "");
     if (wgrad) {  // A: dY as (K/G, N*P*Q, G); B: X's walk, whole 64-channel boxes
       EXPECT_EQ(g.k, k_definition);
-      EXPECT_FALSE(g.tile.persistent);
+      // persistent only to run stream-K: 128x128, unsplit, a valid schedule of every tile
+      EXPECT_EQ(g.tile.persistent, g.stream_k.sk_items > 0);
+      if (g.tile.persistent) {  // in clusters of two tile rows
+        EXPECT_EQ(g.tile.m, 128);
+        EXPECT_GT(g.m, 128);
+        EXPECT_EQ(g.tile.cluster, 2);
+        EXPECT_EQ(g.split.splits, 1);
+        EXPECT_TRUE(g.stream_k.valid());
+        EXPECT_EQ(g.stream_k.items, (g.m + 128LL * g.tile.cluster - 1) / (128 * g.tile.cluster) *
+                                        ((g.n + 127LL) / 128) * g.groups);
+        EXPECT_EQ(g.stream_k.k_tiles, (g.k + 63LL) / 64);
+        EXPECT_LE(g.stream_k.blocks * g.tile.cluster, device.sms);
+      } else {
+        EXPECT_EQ(g.tile.cluster, 1);
+      }
       EXPECT_EQ(g.tile.n, 128);
       EXPECT_EQ(pb.channels_per_group() % 64, 0);
       EXPECT_EQ(g.tma.a.dims[0], std::uint64_t(pb.filters_per_group()));
@@ -125,6 +141,7 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
       check_walk(g.tma.a, out_p, out_q);
     }
   }
+  if (!wgrad || !g.tile.tma) EXPECT_EQ(g.stream_k.sk_items, 0);
   check_split(g.split, (g.k + g.tile.k - 1LL) / g.tile.k);
   if (g.m == 0 || g.n == 0) EXPECT_EQ(g.split.splits, 1);
 }
@@ -702,7 +719,7 @@ TEST(PlanDgrad, ImageSmallerThanTheStride) {
   for (const Conv2dProblem& pb : testing::image_smaller_than_stride_problems()) {
     SCOPED_TRACE(testing::describe(pb));
     ASSERT_TRUE(validate(pb).ok());
-    for (const DeviceInfo device : {DeviceInfo{}, DeviceInfo{108, 8, 0, false, false}}) check_dgrad(rng, pb, device);
+    for (const DeviceInfo device : {DeviceInfo{}, kA100}) check_dgrad(rng, pb, device);
   }
 }
 
@@ -761,6 +778,39 @@ TEST(PlanWgrad, ResNetLayersOnAnH100) {
   EXPECT_FALSE(wide.tile.tma);
   EXPECT_EQ(wide.tile.m, 64);
   EXPECT_EQ(wide.split.splits, 1);
+}
+
+// wgrad 7x7x512 3x3 at N = 128 on an H100: 144 tiles of 128x128 on 132 SMs, 98 K tiles each.
+// The persistent TMA kernel runs it as stream-K in clusters of two tile rows (72 pairs shared
+// out as ranges of K tiles over 66 clusters); with stream-K off, split along K in 4. At N = 32
+// (25 K tiles) the reduction is too short for stream-K.
+TEST(PlanWgrad, FewTilesWithDeepReductionsRunStreamK) {
+  auto plan = [](int n, bool stream_k) {
+    Conv2dWgradArguments args;
+    args.problem = Conv2dProblem{n, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1};
+    args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    DeviceInfo device;
+    device.stream_k = stream_k;
+    return conv_detail::plan_wgrad(args, device).gemm;
+  };
+  const conv_detail::ConvGemm sk = plan(128, true);
+  EXPECT_TRUE(sk.tile.tma && sk.tile.persistent && !sk.tile.small());
+  EXPECT_EQ(sk.tile.cluster, 2);
+  EXPECT_EQ(sk.split.splits, 1);
+  EXPECT_EQ(sk.workspace_bytes(), 0u);
+  EXPECT_EQ(sk.stream_k.items, 72);  // pairs of tile rows, on 66 clusters
+  EXPECT_EQ(sk.stream_k.sk_items, 72);
+  EXPECT_EQ(sk.stream_k.blocks, 66);
+  EXPECT_EQ(sk.stream_k.k_tiles, 98);
+  const conv_detail::ConvGemm split = plan(128, false);
+  EXPECT_TRUE(split.tile.tma && !split.tile.persistent);
+  EXPECT_EQ(split.stream_k.sk_items, 0);
+  EXPECT_EQ(split.split.splits, 4);
+  const conv_detail::ConvGemm short_k = plan(32, true);
+  EXPECT_TRUE(short_k.tile.tma && !short_k.tile.persistent);
+  EXPECT_EQ(short_k.stream_k.sk_items, 0);
 }
 
 // fprop and dgrad on an H100: ResNet-50's 3x3 layers at N = 32 whose 128x128 tiles leave every SM
@@ -854,7 +904,7 @@ TEST(PlanGemm, EmptyProblemWithHugeOperandsIsPlannedWithoutOverflow) {
     g.config = info.name;
     ASSERT_TRUE(validate(g).ok()) << info.name;
     gemm_detail::Choice ch;
-    const Status s = gemm_detail::choose(g, DeviceInfo{108, 8, 0, false, false, true, 163 * 1024}, &ch);
+    const Status s = gemm_detail::choose(g, kA100, &ch);
     EXPECT_TRUE(s.ok() || s.code() == StatusCode::kNotSupported) << info.name << ": " << s.message();
     if (s.ok()) EXPECT_LE(ch.a_staged.bytes() + ch.b_staged.bytes(), std::int64_t(1) << 32) << info.name;
   }

@@ -51,6 +51,16 @@ struct ConvWgradActivationTmaB {
       }
       ++t;
     }
+    // Half `part` (0 or 1) of the stage's boxes into every block of cta_mask (a cluster of two
+    // shares B: kernel_sm90_tma.hpp), counted on bar there.
+    __device__ void load_part(void* stage, std::uint64_t* bar, int part, std::uint16_t cta_mask) {
+      for (int i = part * boxes / 2; i < (part + 1) * boxes / 2; ++i) {
+        const Im2colBox b = wgrad_activation_box(g, j0 + i, t, group);
+        tma_load_im2col_4d_multicast(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c, b.w, b.h,
+                                     b.n, std::uint16_t(b.dw), std::uint16_t(b.dh), bar, cta_mask);
+      }
+      ++t;
+    }
   };
   // batch: the group
   __device__ Tiles tiles(int n0, int k_tile, int batch) const { return {&map, g, n0 / 64, boxes, k_tile, batch}; }

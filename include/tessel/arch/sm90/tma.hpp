@@ -73,4 +73,22 @@ TESSEL_HOST_DEVICE inline void tma_load_im2col_4d(void* smem_dst, CUtensorMap co
 #endif
 }
 
+// The same im2col box into every block of the cluster whose bit is set in cta_mask, as
+// tma_load_3d_multicast.
+TESSEL_HOST_DEVICE inline void tma_load_im2col_4d_multicast(void* smem_dst, CUtensorMap const* map, int c, int w,
+                                                            int h, int n, std::uint16_t dw, std::uint16_t dh,
+                                                            std::uint64_t* bar, std::uint16_t cta_mask) {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8}, %9;\n" ::"r"(detail::smem_address(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(detail::smem_address(bar)),
+      "h"(dw), "h"(dh), "h"(cta_mask)
+      : "memory");
+#else
+  arch_unsupported("cp.async.bulk.tensor (im2col, multicast) is used on sm_90a only", smem_dst, map, c, w, h, n, dw, dh,
+                   bar, cta_mask);
+#endif
+}
+
 }  // namespace tessel
