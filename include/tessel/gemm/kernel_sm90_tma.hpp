@@ -31,7 +31,9 @@
 // rings; full[stage] counts A and both halves, and empty[stage] both blocks' readers (a stage
 // is rewritten only when neither block reads it: each MMA warp arrives on both blocks' empty
 // barrier). Meant to halve B's L2 reads (24 KiB per 128x128 tile and K tile, not 32); measured
-// 0.88-0.92x of the same tile without clusters (docs/PERFORMANCE.md), so it is not chosen.
+// 0.88-0.92x of the same tile without clusters (docs/PERFORMANCE.md), so the GEMM does not
+// choose it. Conv wgrad's stream-K does: each block then issues half of B's im2col boxes, which
+// the engine delivers to a block slowly (conv2d_plan.cpp).
 //
 // Store warps (Config::kStoreWarps, persistent cooperative only): the MMA warpgroups stage each
 // finished tile in shared memory (staged: one arrival per MMA thread, the tile's origin in job)
