@@ -989,7 +989,8 @@ TEST(Conv2dWgrad, TmaKernelRandomProblems) {
 // kernel runs stream-K in clusters of two tile rows sharing B (conv2d_plan.cpp): ranges of K
 // tiles over the last pairs (92 pairs: an odd number of tile rows, dW's columns and N*P*Q not
 // whole tiles), whole pairs before the ranges (144 pairs: 66 whole, 78 as ranges), and slices
-// (28 pairs in 2 K slices); every type pair, alpha and beta (dW its own residual), each run
+// (28 pairs in 2 K slices), and 8 groups of 128 channels and 256 filters as the batches (72
+// pairs, 9 a group, as ranges); every type pair, alpha and beta (dW its own residual), each run
 // twice for the same bits. The rule takes stream-K from 64 K tiles a tile; here from one
 // (TESSEL_STREAM_K_MIN_K_TILES), so that the references stay small. On an H100 each case first
 // requires its plan to run stream-K in clusters of two.
@@ -1006,9 +1007,10 @@ TEST(Conv2dWgrad, TmaKernelStreamK) {
       ranges,
       {problem(4, 7, 7, 512, 1024, 3, 3, 1, 1), DataType::kF16, DataType::kF16},
       {problem(8, 16, 16, 192, 512, 3, 3, 1, 1), DataType::kF16, DataType::kBF16, 1.0f, 1.0f},
+      {problem(4, 7, 7, 1024, 2048, 3, 3, 1, 1, 1, 8), DataType::kBF16, DataType::kBF16, 0.75f, 0.5f},
   };
-  const int splits[] = {1, 1, 2};
-  for (int i = 0; i < 3; ++i) {
+  const int splits[] = {1, 1, 2, 1};
+  for (int i = 0; i < 4; ++i) {
     Case const& t = cases[i];
     if (device.wgmma() && device.tma_encoder && device.sms == 132) {  // the tile counts above are an H100's
       Conv2dWgradArguments args;
