@@ -160,10 +160,6 @@ StreamKSchedule choose_stream_k(int m, int n, int k, int batch, int tile_m, int 
 
 namespace {
 
-StreamKSchedule choose_stream_k(KernelProblem const& p, int tile_m, int tile_n, int tile_k, DeviceInfo const& device) {
-  return gemm_detail::choose_stream_k(p.m, p.n, p.k, p.batch, tile_m, tile_n, tile_k, device);
-}
-
 // The sm_90a heuristic, from sweeps of tessel-prof's default suite on an H100
 // (docs/PERFORMANCE.md). 128x128 was as fast or faster than the ping-pong 128x128 on every shape
 // (2026-11-24). 128x256 reads a third less shared memory per MMA than 128x128; since its
@@ -204,7 +200,8 @@ int choose_tma_config(KernelProblem const& p, DeviceInfo const& device) {
   if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
   // Costs in hundredths of a wave of 128x128 tiles; where stream-K would share 128x128's last
   // wave among all SMs, its waves count as a fraction.
-  const bool balanced = choose_stream_k(p, 128, 128, 64, device).sk_items > 0 && tiles_128x128 >= sms;
+  const bool balanced =
+      choose_stream_k(p.m, p.n, p.k, p.batch, 128, 128, 64, device).sk_items > 0 && tiles_128x128 >= sms;
   const std::int64_t cost_128x128 = balanced ? ceil_div(100 * tiles_128x128, (long long)sms)
                                              : 100 * ceil_div(tiles_128x128, (long long)sms);
   const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
@@ -358,7 +355,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
     if (maps) {  // stream-K where whole tiles leave SMs idle, else split-K where K is deep
       DeviceInfo clusters = device;
       clusters.sms = sms / cluster;
-      t.stream_k = choose_stream_k(p, c.tile_m * cluster, c.tile_n, c.tile_k, clusters);
+      t.stream_k = choose_stream_k(p.m, p.n, p.k, p.batch, c.tile_m * cluster, c.tile_n, c.tile_k, clusters);
       *out = {p, GemmKernel::kSm90Tma, {}, t, a_staged, b_staged, 1, 1};
       if (t.stream_k.sk_items > 0) {
         out->k_tiles_per_split = std::max(1, int(ceil_div((long long)p.k, c.tile_k)));
