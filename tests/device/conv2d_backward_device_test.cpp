@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -1010,7 +1011,8 @@ TEST(Conv2dWgrad, TmaKernelStreamK) {
       {problem(4, 7, 7, 1024, 2048, 3, 3, 1, 1, 1, 8), DataType::kBF16, DataType::kBF16, 0.75f, 0.5f},
   };
   const int splits[] = {1, 1, 2, 1};
-  for (int i = 0; i < 4; ++i) {
+  static_assert(std::size(splits) == std::size(cases), "one expected slice count a case");
+  for (int i = 0; i < int(std::size(cases)); ++i) {
     Case const& t = cases[i];
     if (device.wgmma() && device.tma_encoder && device.sms == 132) {  // the tile counts above are an H100's
       Conv2dWgradArguments args;
