@@ -94,8 +94,10 @@ Status conv2d_fprop(const Conv2dArguments& args, cudaStream_t stream) {
       e = space_to_depth_activations(args.x, pb, xc, stream);
       if (e == cudaSuccess) e = space_to_depth_filter(args.w, pb, wc, stream);
     } else {
-      e = pad_rows(args.x, pb.c, 0, xc, plan.problem.c, (long long)pb.n * pb.h * pb.w, pb.c, 1, stream);
-      if (e == cudaSuccess) e = pad_rows(args.w, pb.c, 0, wc, plan.problem.c, (long long)pb.k * pb.r * pb.s, pb.c, 1, stream);
+      const long long x_rows = (long long)pb.n * pb.h * pb.w, w_rows = (long long)pb.k * pb.r * pb.s;
+      const PadRowsCopy both[] = {{args.x, pb.c, 0, xc, plan.problem.c, x_rows, x_rows, pb.c, 1},
+                                  {args.w, pb.c, 0, wc, plan.problem.c, w_rows, w_rows, pb.c, 1}};
+      e = pad_rows(both, 2, stream);
     }
     if (e != cudaSuccess) return conv_detail::launch_error("fprop", e);
     x = xc, w = wc;

@@ -37,10 +37,9 @@ cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, 
   return sm80::run_gemm<Element, Major::kMN, Major::kMN>(ch.sm80, params, p.batch, stream);
 }
 
-// Copies an operand into its zero-padded rows (gemm_plan.hpp, StagedOperand).
-cudaError_t stage(gemm_detail::OperandView const& v, gemm_detail::StagedOperand const& s, void* dst,
-                  cudaStream_t stream) {
-  return pad_rows(v.ptr, v.ld, v.batch_stride, dst, s.ld, s.strided, s.rows, s.contiguous, s.batches, stream);
+// An operand's copy into its zero-padded rows (gemm_plan.hpp, StagedOperand).
+PadRowsCopy staging(gemm_detail::OperandView const& v, gemm_detail::StagedOperand const& s, void* dst) {
+  return {v.ptr, v.ld, v.batch_stride, dst, s.ld, s.strided, s.rows, s.contiguous, s.batches};
 }
 
 // The TMA kernel's maps over A and B, read at a and b (the operands, or their staged copies;
@@ -106,15 +105,17 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
   auto stage_operands = [&]() -> Status {
     a = ch.problem.a, b = ch.problem.b;
     if (ch.problem.k == 0) return {};
+    PadRowsCopy copies[2];
+    int count = 0;
     for (auto [view, staged, buffer, read] : {std::tuple{&ch.problem.a, &ch.a_staged, &staged_a, &a},
                                               std::tuple{&ch.problem.b, &ch.b_staged, &staged_b, &b}}) {
       if (!staged->on) continue;
       if (Status s = buffer->allocate(size_t(staged->bytes()), "gemm", "a staged operand"); !s) return s;
-      if (cudaError_t e = stage(*view, *staged, buffer->get(), stream); e != cudaSuccess) {
-        return failed("staging an operand", e);
-      }
+      copies[count++] = staging(*view, *staged, buffer->get());
       *read = gemm_detail::kernel_view(*view, *staged, buffer->get());
     }
+    if (count == 0) return {};
+    if (cudaError_t e = pad_rows(copies, count, stream); e != cudaSuccess) return failed("staging the operands", e);
     return {};
   };
   if (Status s = stage_operands(); !s) return s;

@@ -15,9 +15,25 @@ namespace tessel {
 // rows_dst - rows rows of zeros after each batch's rows (the sm80 GEMM reads a copy in whole
 // tiles). src needs only 2-byte alignment; dst is 16-byte aligned, ld_dst a multiple of 8 and
 // >= cols, rows_dst >= rows, and its batches packed (rows_dst * ld_dst apart).
-cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
-                     long long rows, long long rows_dst, int cols, int batches, cudaStream_t stream);
-// The same without zero rows (rows_dst = rows).
+struct PadRowsCopy {
+  const void* src;
+  long long ld_src, batch_src;
+  void* dst;
+  long long ld_dst, rows, rows_dst;
+  int cols, batches;
+};
+
+// Up to kMaxPadRowsCopies copies in one launch (a GEMM's A and B; a layer's X and W).
+inline constexpr int kMaxPadRowsCopies = 2;
+cudaError_t pad_rows(PadRowsCopy const* copies, int count, cudaStream_t stream);
+
+// One copy.
+inline cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
+                            long long rows, long long rows_dst, int cols, int batches, cudaStream_t stream) {
+  const PadRowsCopy c{src, ld_src, batch_src, dst, ld_dst, rows, rows_dst, cols, batches};
+  return pad_rows(&c, 1, stream);
+}
+// One copy without zero rows (rows_dst = rows).
 inline cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
                             long long rows, int cols, int batches, cudaStream_t stream) {
   return pad_rows(src, ld_src, batch_src, dst, ld_dst, rows, rows, cols, batches, stream);

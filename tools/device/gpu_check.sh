@@ -42,6 +42,9 @@ while (($#)); do
           --gtest_filter='Conv2dDgrad.StrideTwo:Conv2dDgrad.OddChannelsAndFilters:Conv2dDgrad.GroupedAndDepthwise:Conv2dDgrad.FewTilesAndDeepReductionAreSplit:Conv2dDgrad.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dWgrad.LongReductionIsSplitAndDeterministic:Conv2dWgrad.StemSevenBySevenStrideTwoWithThreeChannels:Conv2dDgrad.TmaKernel*:Conv2dWgrad.TmaKernel*' \
           >"$OUT/sanitize-conv-backward-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-conv-backward-$tool.log"
+        compute-sanitizer --tool $tool --error-exitcode 9 "$B/tests/device/pad_rows_device_test" \
+          >"$OUT/sanitize-pad-rows-$tool.log" 2>&1 || status=1
+        tail -4 "$OUT/sanitize-pad-rows-$tool.log"
         TESSEL_RANDOM_PROBLEMS=30 compute-sanitizer --tool $tool --error-exitcode 9 \
           "$B/tests/device/api_random_device_test" >"$OUT/sanitize-random-$tool.log" 2>&1 || status=1
         tail -4 "$OUT/sanitize-random-$tool.log"
