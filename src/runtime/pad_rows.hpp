@@ -27,16 +27,11 @@ struct PadRowsCopy {
 inline constexpr int kMaxPadRowsCopies = 2;
 cudaError_t pad_rows(PadRowsCopy const* copies, int count, cudaStream_t stream);
 
-// One copy.
-inline cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
-                            long long rows, long long rows_dst, int cols, int batches, cudaStream_t stream) {
-  const PadRowsCopy c{src, ld_src, batch_src, dst, ld_dst, rows, rows_dst, cols, batches};
-  return pad_rows(&c, 1, stream);
-}
 // One copy without zero rows (rows_dst = rows).
 inline cudaError_t pad_rows(const void* src, long long ld_src, long long batch_src, void* dst, long long ld_dst,
                             long long rows, int cols, int batches, cudaStream_t stream) {
-  return pad_rows(src, ld_src, batch_src, dst, ld_dst, rows, rows, cols, batches, stream);
+  const PadRowsCopy c{src, ld_src, batch_src, dst, ld_dst, rows, rows, cols, batches};
+  return pad_rows(&c, 1, stream);
 }
 
 }  // namespace tessel
