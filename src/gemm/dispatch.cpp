@@ -105,7 +105,7 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
   auto stage_operands = [&]() -> Status {
     a = ch.problem.a, b = ch.problem.b;
     if (ch.problem.k == 0) return {};
-    PadRowsCopy copies[2];
+    PadRowsCopy copies[kMaxPadRowsCopies];
     int count = 0;
     for (auto [view, staged, buffer, read] : {std::tuple{&ch.problem.a, &ch.a_staged, &staged_a, &a},
                                               std::tuple{&ch.problem.b, &ch.b_staged, &staged_b, &b}}) {
