@@ -253,6 +253,31 @@ TEST(GemmApi, UnalignedLeadingDimensionsAndPointers) {
 }
 
 bool is_sm90_config(std::string const& name) { return name.rfind("sm90_", 0) == 0; }
+bool sm90_kernel_runs();
+
+// 16-bit D whose rows start at every 2-byte offset from a 16-byte boundary (odd ldd shifts each
+// row by one element more than the last; the pointer offset shifts them all): the epilogues'
+// unaligned paths (store_tile_unaligned, the sm90 warp scratch, the store warps). Every
+// configuration that runs here, tiles cut by M and N, with a residual and a bias per column,
+// C aliasing D, and GELU with a bias per row (column-major D).
+TEST(GemmApi, UnalignedDRowsAtEveryOffset) {
+  for (auto const& name : gemm_config_names()) {
+    if (is_sm90_config(name) && !sm90_kernel_runs()) continue;
+    for (int offset = 0; offset < 8; offset += 3) {
+      run_case(Case{.m = 141, .n = 263, .k = 24, .out = DataType::kF16, .pad = 2, .offset = offset, .config = name},
+               40 + offset);
+      run_case(Case{.m = 77, .n = 300, .k = 40, .out = DataType::kBF16, .beta = 0.5f, .bias = true,
+                    .act = Activation::kReLU, .pad = 7, .offset = offset, .config = name},
+               50 + offset);
+    }
+    run_case(Case{.m = 130, .n = 137, .k = 16, .out = DataType::kBF16, .beta = 1.0f, .pad = 3, .c_is_d = true,
+                  .config = name},
+             60);
+    run_case(Case{.m = 263, .n = 70, .k = 32, .d_layout = kCol, .out = DataType::kF16, .bias = true,
+                  .act = Activation::kGELU, .pad = 5, .offset = 1, .config = name},
+             61);
+  }
+}
 
 // Whether gemm() runs the sm_90a TMA kernel here (an H100 without TESSEL_DISABLE_SM90).
 bool sm90_kernel_runs() {
