@@ -51,14 +51,8 @@ bool encode_maps(Choice const& ch, const void* a, const void* b, TmaMatrix* tma_
   return sm90::encode_tma_map(ch.sm90.a, a, &tma_a->map) && sm90::encode_tma_map(ch.sm90.b, b, &tma_b->map);
 }
 
-bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
-
 EpilogueParams epilogue_params(GemmArguments const& args, bool swapped) {
-  const int vec = 16 / data_type_bytes(args.output_type);
   const bool c_read = args.beta != 0.0f;
-  const bool d_ok = aligned16(args.d) && args.ldd % vec == 0 && (args.batch == 1 || args.d_batch_stride % vec == 0);
-  const bool c_ok =
-      !c_read || (aligned16(args.c) && args.ldc % vec == 0 && (args.batch == 1 || args.c_batch_stride % vec == 0));
   BiasMode bias = args.bias == nullptr ? BiasMode::kNone : swapped ? BiasMode::kPerRow : BiasMode::kPerColumn;
   return {args.d,  c_read ? args.c : nullptr,
           args.bias, args.ldd,
@@ -66,7 +60,7 @@ EpilogueParams epilogue_params(GemmArguments const& args, bool swapped) {
           args.c_batch_stride, args.alpha,
           args.beta, bias,
           args.activation, args.output_type,
-          d_ok && c_ok};
+          gemm_detail::epilogue_vectorizes(args)};
 }
 
 }  // namespace

@@ -182,7 +182,13 @@ namespace {
 // Clusters of two with B multicast (sm90_128x128x64_s5_c2) measured 7-14% slower than 128x128
 // alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
 // Store warps (sm90_128x128x64_s5_sw) measured within the noise of 128x128 on the large shapes
-// and slower where K is short: not chosen either.
+// and slower where K is short: not chosen where D is 16-byte aligned. Where it is not, the
+// MMA warps of 128x256 store each tile through their warp scratch between tiles, while the
+// store warps' stores overlap the mainloop. tessel-prof (column-major D, ld M), 128x256 against
+// store warps: 4095x4097x1031 134.6-136.4 us against 112.0-112.3 (f32 D: 135.0-135.5 against
+// 109.0-109.6), 8191x8193x2048 622-629 against 572-581, 4095x4097x4096 266-268 against 258-259
+// (docs/PERFORMANCE.md, twenty-third session). Where the heuristic takes 128x128 the store
+// warps lost there too (2000x3000x777: 34.3-34.8 against 32.3-32.6), so only 128x256 gives way.
 // With stream-K's slices (third session of 2026-11-24), 64x128 also wins where 128x128 tiles
 // fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
 // kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
@@ -190,7 +196,7 @@ namespace {
 // Where N is at most 64 (in the kernel's view) the 128x64 tile has as many tiles as 128x128,
 // half the stage and eight stages instead of five: 16x4096x4096 (4096x16, split-K 4) 22.1 us
 // against 23.4-23.8 (2026-11-25, docs/PERFORMANCE.md).
-int choose_tma_config(KernelProblem const& p, DeviceInfo const& device) {
+int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo const& device) {
   const int sms = device.sms;
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
   const bool short_k = 2 * tiles_128x128 <= sms && ceil_div((long long)p.k, 64LL) < kMinStreamKItemTiles;
@@ -206,7 +212,8 @@ int choose_tma_config(KernelProblem const& p, DeviceInfo const& device) {
                                              : 100 * ceil_div(tiles_128x128, (long long)sms);
   const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
   const bool long_k = p.k >= 1024;
-  return tma_config_index(long_k && cost_128x256 <= cost_128x128 ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
+  if (!(long_k && cost_128x256 <= cost_128x128)) return tma_config_index("sm90_128x128x64_s5");
+  return tma_config_index(d_vectorizes ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5_sw");
 }
 
 }  // namespace
@@ -299,6 +306,15 @@ bool map_or_stage(OperandView const& v, KernelProblem const& p, int tile_mn, boo
 
 }  // namespace
 
+bool epilogue_vectorizes(GemmArguments const& args) {
+  const int vec = 16 / data_type_bytes(args.output_type);
+  auto aligned = [&](const void* ptr, std::int64_t ld, std::int64_t batch_stride) {
+    return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 && ld % vec == 0 && (args.batch == 1 || batch_stride % vec == 0);
+  };
+  return aligned(args.d, args.ldd, args.d_batch_stride) &&
+         (args.beta == 0.0f || aligned(args.c, args.ldc, args.c_batch_stride));
+}
+
 OperandView kernel_view(OperandView const& v, StagedOperand const& s, const void* copy) {
   if (!s.on) return v;
   return {copy, v.major, s.ld, s.batches > 1 ? s.batch_stride : 0, v.mn};
@@ -333,7 +349,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
                                              "; choose a smaller configuration or the default"};
     }
   } else if (wgmma) {
-    tma_config = choose_tma_config(p, device);
+    tma_config = choose_tma_config(p, epilogue_vectorizes(args), device);
   }
 
   if (tma_config >= 0) {  // the TMA kernel, if its maps can be planned

@@ -93,6 +93,10 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
 StreamKSchedule choose_stream_k(int m, int n, int k, int batch, int tile_m, int tile_n, int tile_k,
                                 DeviceInfo const& device);
 
+// Whether the epilogue can access D (and C, when beta != 0) in 16-byte runs: pointers,
+// leading dimensions and batch strides multiples of 16 bytes (EpilogueParams::vector_ok).
+bool epilogue_vectorizes(GemmArguments const& args);
+
 // The kernel for valid, non-empty arguments (m, n >= 1) on `device`; kInvalidArgument or
 // kNotSupported for a config override that this build lacks or that cannot run the problem.
 Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out);

@@ -274,6 +274,31 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(6272, 256, 1024), kH100).config, "sm90_128x128x64_s5");  // 196 of 64x128
 }
 
+// Where D (or C, when read) is not 16-byte aligned, 128x256 gives way to 128x128 with store
+// warps, whose stores overlap the mainloop; the other choices stand.
+TEST(GemmPlanH100, UnalignedDTakesTheStoreWarpsInsteadOf128x256) {
+  // As tessel-prof gemm --m 4095 --n 4097 --k 1031 --out-dtype f16 runs it: D column-major
+  // (4095 elements a column), so the kernel's view is 4097x4095; A and B staged.
+  GemmArguments odd = packed(4095, 4097, 1031);
+  odd.output_type = DataType::kF16, odd.d_layout = MatrixLayout::kColumnMajor, odd.ldd = 4095;
+  EXPECT_EQ(plan_of(odd, kH100).config, "sm90_128x128x64_s5_sw");
+  odd.ldd = 4096;  // aligned: 128x256, 528 tiles in 4 waves (7.4) against 1056 of 128x128 in 8
+  EXPECT_EQ(plan_of(odd, kH100).config, "sm90_128x256x64_s4");
+  odd.d_layout = MatrixLayout::kRowMajor, odd.ldd = 4097;  // the kernel's view 4095x4097: 128x128 (5 waves of 128x256)
+  EXPECT_EQ(plan_of(odd, kH100).config, "sm90_128x128x64_s5");
+  GemmArguments offset = packed(4096, 4096, 4096);  // f32 D 4 bytes past a 16-byte boundary
+  offset.d = address((std::uintptr_t(3) << 36) + 4);
+  EXPECT_EQ(plan_of(offset, kH100).config, "sm90_128x128x64_s5_sw");
+  GemmArguments residual = packed(4096, 4096, 4096);
+  residual.beta = 1.0f, residual.c = address((std::uintptr_t(4) << 36) + 4), residual.ldc = 4096;
+  EXPECT_EQ(plan_of(residual, kH100).config, "sm90_128x128x64_s5_sw");
+  residual.c = address(std::uintptr_t(4) << 36);
+  EXPECT_EQ(plan_of(residual, kH100).config, "sm90_128x256x64_s4");
+  residual.beta = 0.0f, residual.c = address((std::uintptr_t(4) << 36) + 4);  // C not read
+  EXPECT_EQ(plan_of(residual, kH100).config, "sm90_128x256x64_s4");
+  EXPECT_EQ(plan_of(packed(2000, 3001, 777), kH100).config, "sm90_128x128x64_s5");  // K below 1024: 128x128 stays
+}
+
 // Rows that are not 16 bytes: a large problem stages a copy with 16-byte rows, a small one
 // runs the sm80 kernel's narrow path.
 TEST(GemmPlanH100, RowsThatAreNotSixteenBytesAreStagedWhenLarge) {
