@@ -253,7 +253,16 @@ TEST(GemmApi, UnalignedLeadingDimensionsAndPointers) {
 }
 
 bool is_sm90_config(std::string const& name) { return name.rfind("sm90_", 0) == 0; }
-bool sm90_kernel_runs();
+
+// Whether gemm() runs the sm_90a TMA kernel here (an H100 without TESSEL_DISABLE_SM90).
+bool sm90_kernel_runs() {
+  GemmArguments args;
+  args.m = args.n = args.k = 64, args.lda = args.ldb = args.ldd = 64;
+  args.a = reinterpret_cast<void*>(std::uintptr_t(1) << 20), args.b = reinterpret_cast<void*>(std::uintptr_t(2) << 20);
+  args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 20);
+  GemmPlan p;
+  return plan(args, &p).ok() && p.kernel == "sm90_tma_warp_specialized";
+}
 
 // 16-bit D whose rows start at every 2-byte offset from a 16-byte boundary (odd ldd shifts each
 // row by one element more than the last; the pointer offset shifts them all): the epilogues'
@@ -277,16 +286,6 @@ TEST(GemmApi, UnalignedDRowsAtEveryOffset) {
                   .act = Activation::kGELU, .pad = 5, .offset = 1, .config = name},
              61);
   }
-}
-
-// Whether gemm() runs the sm_90a TMA kernel here (an H100 without TESSEL_DISABLE_SM90).
-bool sm90_kernel_runs() {
-  GemmArguments args;
-  args.m = args.n = args.k = 64, args.lda = args.ldb = args.ldd = 64;
-  args.a = reinterpret_cast<void*>(std::uintptr_t(1) << 20), args.b = reinterpret_cast<void*>(std::uintptr_t(2) << 20);
-  args.d = reinterpret_cast<void*>(std::uintptr_t(3) << 20);
-  GemmPlan p;
-  return plan(args, &p).ok() && p.kernel == "sm90_tma_warp_specialized";
 }
 
 // ---- every shipped configuration, interior and edge ----
