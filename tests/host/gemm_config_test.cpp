@@ -151,6 +151,22 @@ void expect_epilogue_conflict_free() {
   }
   EXPECT_EQ(worst_write, 1) << "accumulator writes on " << text;
   EXPECT_EQ(worst_read, 1) << "16-byte row reads on " << text;
+
+  // store_tile_unaligned: a warp reads 32 consecutive columns of a row, lane l's columns
+  // l + 32 j from one pointer (s[32 j]): the swizzle must keep them 32 floats apart.
+  typename Config::SmemLayoutC layout{};
+  int worst_row_read = 1;
+  for (int row = 0; row < Config::kTileM; ++row) {
+    for (int col = 0; col + 32 < Config::kTileN; ++col) {
+      ASSERT_EQ(int(layout(row, col + 32)), int(layout(row, col)) + 32) << "row " << row << ", column " << col << " of " << text;
+    }
+    for (int col0 = 0; col0 < Config::kTileN; col0 += 32) {
+      std::vector<tool::Coord> row_reads;
+      for (int lane = 0; lane < 32; ++lane) row_reads.push_back(tool::Coord{row, col0 + lane});
+      worst_row_read = std::max(worst_row_read, tool::check_banks(tile, tool::explicit_access(row_reads, 4)).worst_n_way);
+    }
+  }
+  EXPECT_EQ(worst_row_read, 1) << "the unaligned epilogue's 4-byte row reads on " << text;
 }
 
 // A tile shape with every operand order.

@@ -118,49 +118,56 @@ __device__ inline float epilogue_value(float acc, float c, float bias, float alp
   return activate(x + bias, act);
 }
 
-// store_tile where D or C is not 16-byte aligned (ldd = 4095): element by element, spread so
-// that consecutive lanes store consecutive elements (16 lanes a 32-byte sector for 16-bit D),
-// not one element of each of their runs (a sector per lane): 4095x4096x1024 took 178 us
-// against 102 for 4096^2x1024 before (H100, sm80 kernel, f16 D). A thread's columns are
-// thread % kThreadsPerRow + j * kThreadsPerRow. Not inlined: the sm90 kernels store their
-// tiles in slices with the later slices' accumulators live, at their 168-register cap, and
-// this loop's registers would spill there on every tile.
+// store_tile where D or C is not 16-byte aligned (ldd = 4095): element by element, a warp a
+// row, lane l storing columns l + 32 j, so that each store instruction writes 32 consecutive
+// elements (64 bytes of 16-bit D), not one element of each thread's run (a sector per lane):
+// 4095x4096x1024 took 178 us against 102 for 4096^2x1024 before (H100, sm80 kernel, f16 D).
+// The loop is bound by its instruction count (ncu: stalls on issue and fixed latencies), so a
+// row's elements are addressed from two pointers with constant offsets: the staging tile's
+// swizzle changes bits 3-4 of a column only, so column l + 32 j sits 32 j floats after column
+// l (gemm_config_test checks it), and D's element 32 j elements after the lane's first.
+// Not inlined: the sm90 kernels store their tiles in slices with the later slices'
+// accumulators live, at their 168-register cap, and this loop's registers would spill there
+// on every tile.
 template <class Config, class Out, class SmemC>
 __device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c, Out const* bias, std::int64_t ldd,
                                                   std::int64_t ldc, float alpha, float beta, BiasMode bias_mode,
                                                   Activation act, RowScatter scatter, int row0, int col0, int rows,
                                                   int cols) {
-  constexpr int kVec = 16 / int(sizeof(Out));
-  constexpr int kThreadsPerRow = Config::kTileN / kVec;
-  constexpr int kRowsPerPass = Config::kThreads / kThreadsPerRow;
-  const int thread = int(threadIdx.x) % Config::kThreads;
+  static_assert(Config::kThreads % 32 == 0 && Config::kTileN % 32 == 0, "epilogue: whole warps over whole 32-column runs");
+  constexpr int kPerRow = Config::kTileN / 32;  // a lane's columns in a row
+  constexpr int kWarps = Config::kThreads / 32;
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) % Config::kThreads / 32;
   // Not inlined, the function would read sC with generic loads (LD.E) without this: the store
   // warps of sm90_128x128x64_s5_sw took 4095x4097x1031 (ldd 4097) in 116.3-116.8 us, with it
   // 112.3-112.7 (H100; the sm80 kernel's time did not change).
   __builtin_assume(__isShared(&sC(0, 0)));
+  bool in[kPerRow];  // the lane's columns inside D; the same in every row
+  for (int j = 0; j < kPerRow; ++j) in[j] = lane + 32 * j < cols;
   auto store_rows = [&](auto simple) {  // simple: beta 0, no bias per row, no activation or ReLU
-    float b[kVec];  // the thread's columns are the same in every row: their bias is loaded once
-    for (int j = 0; j < kVec; ++j) {
-      const int col = thread % kThreadsPerRow + j * kThreadsPerRow;
-      b[j] = bias_mode == BiasMode::kPerColumn && col < cols ? to_float(bias[col0 + col]) : 0.0f;
+    float b[kPerRow];  // their bias is loaded once
+    for (int j = 0; j < kPerRow; ++j) {
+      b[j] = bias_mode == BiasMode::kPerColumn && in[j] ? to_float(bias[col0 + lane + 32 * j]) : 0.0f;
     }
-    for (int row = thread / kThreadsPerRow; row < rows; row += kRowsPerPass) {
+    for (int row = warp; row < rows; row += kWarps) {
       const std::int64_t gm = row0 + row;
       const std::int64_t row_d = scatter.row_start(gm, ldd) + col0;
       const std::int64_t row_c = (scatter.cols > 0 ? row_d - col0 : gm * ldc) + col0;  // scattered: C as D
-      float v[kVec];  // read all before the first store: the loads overlap
-      for (int j = 0; j < kVec; ++j) v[j] = sC(row, thread % kThreadsPerRow + j * kThreadsPerRow);
-      for (int j = 0; j < kVec; ++j) {
-        const int col = thread % kThreadsPerRow + j * kThreadsPerRow;
+      float const* s = &sC(row, lane);  // column lane + 32 j at s[32 j]
+      Out* out = d + row_d + lane;      // and at out[32 j] in D
+      float v[kPerRow];  // read all before the first store: the loads overlap
+      for (int j = 0; j < kPerRow; ++j) v[j] = s[32 * j];
+      for (int j = 0; j < kPerRow; ++j) {
         float x;
         if constexpr (decltype(simple)::value) {
           x = alpha * v[j] + b[j];
           x = act == Activation::kReLU ? fmaxf(x, 0.0f) : x;
         } else {
-          const float cv = beta != 0.0f && col < cols ? to_float(c[row_c + col]) : 0.0f;
+          const float cv = beta != 0.0f && in[j] ? to_float(c[row_c + lane + 32 * j]) : 0.0f;
           x = epilogue_value(v[j], cv, bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : b[j], alpha, beta, act);
         }
-        if (col < cols) d[row_d + col] = from_float<Out>(x);
+        const Out o = from_float<Out>(x);
+        if (in[j]) out[32 * j] = o;
       }
     }
   };
