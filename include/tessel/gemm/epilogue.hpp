@@ -144,10 +144,11 @@ __device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c
   __builtin_assume(__isShared(&sC(0, 0)));
   bool in[kPerRow];  // the lane's columns inside D; the same in every row
   for (int j = 0; j < kPerRow; ++j) in[j] = lane + 32 * j < cols;
-  auto store_rows = [&](auto simple) {  // simple: beta 0, no bias per row, no activation or ReLU
+  // simple: beta 0, no bias per row, no activation or ReLU; whole: every column inside D
+  auto store_rows = [&](auto simple, auto whole) {
     float b[kPerRow];  // their bias is loaded once
     for (int j = 0; j < kPerRow; ++j) {
-      b[j] = bias_mode == BiasMode::kPerColumn && in[j] ? to_float(bias[col0 + lane + 32 * j]) : 0.0f;
+      b[j] = bias_mode == BiasMode::kPerColumn && (decltype(whole)::value || in[j]) ? to_float(bias[col0 + lane + 32 * j]) : 0.0f;
     }
     for (int row = warp; row < rows; row += kWarps) {
       const std::int64_t gm = row0 + row;
@@ -163,18 +164,21 @@ __device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c
           x = alpha * v[j] + b[j];
           x = act == Activation::kReLU ? fmaxf(x, 0.0f) : x;
         } else {
-          const float cv = beta != 0.0f && in[j] ? to_float(c[row_c + lane + 32 * j]) : 0.0f;
+          const float cv = beta != 0.0f && (decltype(whole)::value || in[j]) ? to_float(c[row_c + lane + 32 * j]) : 0.0f;
           x = epilogue_value(v[j], cv, bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : b[j], alpha, beta, act);
         }
         const Out o = from_float<Out>(x);
-        if (in[j]) out[32 * j] = o;
+        if (decltype(whole)::value || in[j]) out[32 * j] = o;
       }
     }
   };
-  if (beta == 0.0f && bias_mode != BiasMode::kPerRow && (act == Activation::kNone || act == Activation::kReLU)) {
-    store_rows(std::true_type{});
+  const bool simple = beta == 0.0f && bias_mode != BiasMode::kPerRow && (act == Activation::kNone || act == Activation::kReLU);
+  if (simple && cols == Config::kTileN) {
+    store_rows(std::true_type{}, std::true_type{});
+  } else if (simple) {
+    store_rows(std::true_type{}, std::false_type{});
   } else {
-    store_rows(std::false_type{});
+    store_rows(std::false_type{}, std::false_type{});
   }
 }
 
