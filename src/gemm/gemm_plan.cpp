@@ -187,8 +187,11 @@ namespace {
 // store warps' stores overlap the mainloop. tessel-prof (column-major D, ld M), 128x256 against
 // store warps: 4095x4097x1031 134.6-136.4 us against 112.0-112.3 (f32 D: 135.0-135.5 against
 // 109.0-109.6), 8191x8193x2048 622-629 against 572-581, 4095x4097x4096 266-268 against 258-259
-// (docs/PERFORMANCE.md, twenty-third session). Where the heuristic takes 128x128 the store
-// warps lost there too (2000x3000x777: 34.3-34.8 against 32.3-32.6), so only 128x256 gives way.
+// (docs/PERFORMANCE.md, twenty-third session). Where the heuristic takes 128x128, unaligned D
+// takes them too since the shared epilogue's element loop was made lean (twenty-fourth
+// session): 2001x3000x777 50.4-51.0 against 38.7-38.8, 2001x3000x1024 42.3 against 32.7-33.4,
+// 1999x1000x4096 35.0-35.3 against 32.5-32.8; with aligned D they lost (2000x3000x777:
+// 34.3-34.8 against 32.3-32.6).
 // With stream-K's slices (third session of 2026-11-24), 64x128 also wins where 128x128 tiles
 // fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
 // kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
@@ -212,8 +215,8 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
                                              : 100 * ceil_div(tiles_128x128, (long long)sms);
   const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
   const bool long_k = p.k >= 1024;
-  if (!(long_k && cost_128x256 <= cost_128x128)) return tma_config_index("sm90_128x128x64_s5");
-  return tma_config_index(d_vectorizes ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5_sw");
+  if (!d_vectorizes) return tma_config_index("sm90_128x128x64_s5_sw");
+  return tma_config_index(long_k && cost_128x256 <= cost_128x128 ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
 }
 
 }  // namespace

@@ -267,7 +267,8 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(narrow.config, "sm90_128x64x64_s8");
   EXPECT_EQ(narrow.variant, "tma+splitk4");
   EXPECT_EQ(plan_of(packed(81920, 64, 256), kH100).config, "sm90_128x64x64_s8");
-  EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5");
+  EXPECT_EQ(plan_of(packed(81920, 72, 256), kH100).config, "sm90_128x128x64_s5");
+  EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5_sw");  // D rows of 130 bytes
   EXPECT_EQ(plan_of(packed(1024, 16, 1024), kH100).config, "sm90_64x128x64_s8");  // short K, few tiles
   // 64x128 where its tiles make one wave and K is below 4096; 128x128 where they would not.
   EXPECT_EQ(plan_of(packed(1568, 512, 2048), kH100).config, "sm90_64x128x64_s8");   // 104 tiles of 64x128
@@ -276,7 +277,7 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
 
 // Where D (or C, when read) is not 16-byte aligned, 128x256 gives way to 128x128 with store
 // warps, whose stores overlap the mainloop; the other choices stand.
-TEST(GemmPlanH100, UnalignedDTakesTheStoreWarpsInsteadOf128x256) {
+TEST(GemmPlanH100, UnalignedDTakesTheStoreWarpsInsteadOf128x256Or128x128) {
   // As tessel-prof gemm --m 4095 --n 4097 --k 1031 --out-dtype f16 runs it: D column-major
   // (4095 elements a column), so the kernel's view is 4097x4095; A and B staged.
   GemmArguments odd = packed(4095, 4097, 1031);
@@ -285,6 +286,8 @@ TEST(GemmPlanH100, UnalignedDTakesTheStoreWarpsInsteadOf128x256) {
   odd.ldd = 4096;  // aligned: 128x256, 528 tiles in 4 waves (7.4) against 1056 of 128x128 in 8
   EXPECT_EQ(plan_of(odd, kH100).config, "sm90_128x256x64_s4");
   odd.d_layout = MatrixLayout::kRowMajor, odd.ldd = 4097;  // the kernel's view 4095x4097: 128x128 (5 waves of 128x256)
+  EXPECT_EQ(plan_of(odd, kH100).config, "sm90_128x128x64_s5_sw");
+  odd.ldd = 4104;
   EXPECT_EQ(plan_of(odd, kH100).config, "sm90_128x128x64_s5");
   GemmArguments offset = packed(4096, 4096, 4096);  // f32 D 4 bytes past a 16-byte boundary
   offset.d = address((std::uintptr_t(3) << 36) + 4);
@@ -296,7 +299,9 @@ TEST(GemmPlanH100, UnalignedDTakesTheStoreWarpsInsteadOf128x256) {
   EXPECT_EQ(plan_of(residual, kH100).config, "sm90_128x256x64_s4");
   residual.beta = 0.0f, residual.c = address((std::uintptr_t(4) << 36) + 4);  // C not read
   EXPECT_EQ(plan_of(residual, kH100).config, "sm90_128x256x64_s4");
-  EXPECT_EQ(plan_of(packed(2000, 3001, 777), kH100).config, "sm90_128x128x64_s5");  // K below 1024: 128x128 stays
+  EXPECT_EQ(plan_of(packed(2000, 3001, 777), kH100).config, "sm90_128x128x64_s5_sw");  // K below 1024: 128x128's place
+  EXPECT_EQ(plan_of(packed(2000, 3000, 777), kH100).config, "sm90_128x128x64_s5");     // aligned D: 128x128 stays
+  EXPECT_EQ(plan_of(packed(1000, 1001, 1000), kH100).config, "sm90_64x128x64_s8");     // few tiles: 64x128 stays
 }
 
 // Rows that are not 16 bytes: a large problem stages a copy with 16-byte rows, a small one
