@@ -182,16 +182,17 @@ namespace {
 // Clusters of two with B multicast (sm90_128x128x64_s5_c2) measured 7-14% slower than 128x128
 // alone on every shape tried (docs/PERFORMANCE.md, third session of 2026-11-24): not chosen.
 // Store warps (sm90_128x128x64_s5_sw) measured within the noise of 128x128 on the large shapes
-// and slower where K is short: not chosen where D is 16-byte aligned. Where it is not, the
-// MMA warps of 128x256 store each tile through their warp scratch between tiles, while the
-// store warps' stores overlap the mainloop. tessel-prof (column-major D, ld M), 128x256 against
-// store warps: 4095x4097x1031 134.6-136.4 us against 112.0-112.3 (f32 D: 135.0-135.5 against
-// 109.0-109.6), 8191x8193x2048 622-629 against 572-581, 4095x4097x4096 266-268 against 258-259
-// (docs/PERFORMANCE.md, twenty-third session). Where the heuristic takes 128x128, unaligned D
-// takes them too since the shared epilogue's element loop was made lean (twenty-fourth
-// session): 2001x3000x777 50.4-51.0 against 38.7-38.8, 2001x3000x1024 42.3 against 32.7-33.4,
-// 1999x1000x4096 35.0-35.3 against 32.5-32.8; with aligned D they lost (2000x3000x777:
-// 34.3-34.8 against 32.3-32.6).
+// and slower where K is short: not chosen where D is 16-byte aligned. Where it is not, they
+// take the place of both 128x256 and 128x128, whose MMA warps store each tile through their
+// warp scratch between tiles, while the store warps' stores overlap the mainloop.
+// tessel-prof (column-major D, ld M), 128x256 against store warps: 4095x4097x1031 134.6-136.4
+// us against 112.0-112.3 (f32 D: 135.0-135.5 against 109.0-109.6), 8191x8193x2048 622-629
+// against 572-581, 4095x4097x4096 266-268 against 258-259 (docs/PERFORMANCE.md,
+// twenty-third session). 128x128 against store warps, since the shared epilogue's element
+// loop was made lean (twenty-fourth session): 2001x3000x777 50.4-51.0 against 38.7-39.0,
+// 2001x3000x1024 42.3-42.8 against 32.7-33.4, 1999x1000x4096 35.0-35.9 against 32.5-33.0,
+// 65x81920x256 44.2-44.5 against 37.6-37.8. With aligned D the store warps lost
+// (2000x3000x777: 34.3-34.8 against 32.3-32.6).
 // With stream-K's slices (third session of 2026-11-24), 64x128 also wins where 128x128 tiles
 // fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
 // kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
