@@ -158,12 +158,14 @@ void expect_epilogue_conflict_free() {
   int worst_row_read = 1;
   for (int row = 0; row < Config::kTileM; ++row) {
     for (int col = 0; col + 32 < Config::kTileN; ++col) {
-      ASSERT_EQ(int(layout(row, col + 32)), int(layout(row, col)) + 32) << "row " << row << ", column " << col << " of " << text;
+      ASSERT_EQ(int(layout(row, col + 32)), int(layout(row, col)) + 32)
+          << "row " << row << ", column " << col << " of " << text;
     }
     for (int col0 = 0; col0 < Config::kTileN; col0 += 32) {
       std::vector<tool::Coord> row_reads;
       for (int lane = 0; lane < 32; ++lane) row_reads.push_back(tool::Coord{row, col0 + lane});
-      worst_row_read = std::max(worst_row_read, tool::check_banks(tile, tool::explicit_access(row_reads, 4)).worst_n_way);
+      const int n_way = tool::check_banks(tile, tool::explicit_access(row_reads, 4)).worst_n_way;
+      worst_row_read = std::max(worst_row_read, n_way);
     }
   }
   EXPECT_EQ(worst_row_read, 1) << "the unaligned epilogue's 4-byte row reads on " << text;

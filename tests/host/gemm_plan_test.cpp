@@ -275,8 +275,8 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(6272, 256, 1024), kH100).config, "sm90_128x128x64_s5");  // 196 of 64x128
 }
 
-// Where D (or C, when read) is not 16-byte aligned, 128x256 gives way to 128x128 with store
-// warps, whose stores overlap the mainloop; the other choices stand.
+// Where D (or C, when read) is not 16-byte aligned, 128x256 and 128x128 give way to 128x128
+// with store warps, whose stores overlap the mainloop; the other choices stand.
 TEST(GemmPlanH100, UnalignedDTakesTheStoreWarpsInsteadOf128x256Or128x128) {
   // As tessel-prof gemm --m 4095 --n 4097 --k 1031 --out-dtype f16 runs it: D column-major
   // (4095 elements a column), so the kernel's view is 4097x4095; A and B staged.

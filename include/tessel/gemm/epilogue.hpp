@@ -134,7 +134,8 @@ __device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c
                                                   std::int64_t ldc, float alpha, float beta, BiasMode bias_mode,
                                                   Activation act, RowScatter scatter, int row0, int col0, int rows,
                                                   int cols) {
-  static_assert(Config::kThreads % 32 == 0 && Config::kTileN % 32 == 0, "epilogue: whole warps over whole 32-column runs");
+  static_assert(Config::kThreads % 32 == 0 && Config::kTileN % 32 == 0,
+                "epilogue: whole warps over whole 32-column runs");
   constexpr int kPerRow = Config::kTileN / 32;  // a lane's columns in a row
   constexpr int kWarps = Config::kThreads / 32;
   const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) % Config::kThreads / 32;
@@ -146,9 +147,10 @@ __device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c
   for (int j = 0; j < kPerRow; ++j) in[j] = lane + 32 * j < cols;
   // simple: beta 0, no bias per row, no activation or ReLU; whole: every column inside D
   auto store_rows = [&](auto simple, auto whole) {
+    auto inside = [&](int j) { return decltype(whole)::value || in[j]; };
     float b[kPerRow];  // their bias is loaded once
     for (int j = 0; j < kPerRow; ++j) {
-      b[j] = bias_mode == BiasMode::kPerColumn && (decltype(whole)::value || in[j]) ? to_float(bias[col0 + lane + 32 * j]) : 0.0f;
+      b[j] = bias_mode == BiasMode::kPerColumn && inside(j) ? to_float(bias[col0 + lane + 32 * j]) : 0.0f;
     }
     for (int row = warp; row < rows; row += kWarps) {
       const std::int64_t gm = row0 + row;
@@ -164,15 +166,16 @@ __device__ __noinline__ void store_tile_unaligned(SmemC sC, Out* d, Out const* c
           x = alpha * v[j] + b[j];
           x = act == Activation::kReLU ? fmaxf(x, 0.0f) : x;
         } else {
-          const float cv = beta != 0.0f && (decltype(whole)::value || in[j]) ? to_float(c[row_c + lane + 32 * j]) : 0.0f;
+          const float cv = beta != 0.0f && inside(j) ? to_float(c[row_c + lane + 32 * j]) : 0.0f;
           x = epilogue_value(v[j], cv, bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : b[j], alpha, beta, act);
         }
         const Out o = from_float<Out>(x);
-        if (decltype(whole)::value || in[j]) out[32 * j] = o;
+        if (inside(j)) out[32 * j] = o;
       }
     }
   };
-  const bool simple = beta == 0.0f && bias_mode != BiasMode::kPerRow && (act == Activation::kNone || act == Activation::kReLU);
+  const bool simple =
+      beta == 0.0f && bias_mode != BiasMode::kPerRow && (act == Activation::kNone || act == Activation::kReLU);
   if (simple && cols == Config::kTileN) {
     store_rows(std::true_type{}, std::true_type{});
   } else if (simple) {
