@@ -208,6 +208,7 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
   const std::int64_t tiles_128x256 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 256) * p.batch;
   if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
   if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
+  if (!d_vectorizes) return tma_config_index("sm90_128x128x64_s5_sw");  // in place of 128x128 and 128x256
   // Costs in hundredths of a wave of 128x128 tiles; where stream-K would share 128x128's last
   // wave among all SMs, its waves count as a fraction.
   const bool balanced =
@@ -216,7 +217,6 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
                                              : 100 * ceil_div(tiles_128x128, (long long)sms);
   const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
   const bool long_k = p.k >= 1024;
-  if (!d_vectorizes) return tma_config_index("sm90_128x128x64_s5_sw");
   return tma_config_index(long_k && cost_128x256 <= cost_128x128 ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
 }
 
