@@ -6,6 +6,8 @@
 #   git -C <a clone of github.com/NVIDIA/cutlass> archive HEAD include | tar -x -C .deps/cutlass
 # (CUTLASS_INCLUDE, default .deps/cutlass/include). Time tessel's sm80 kernel in the same call:
 #   TESSEL_DISABLE_SM90=1 $BUILD_DIR/tools/prof/tessel-prof gemm --m 4096 --n 4096 --k 4096 --out-dtype f16
+# tessel-prof times sustained runs: pass --sustained here to time CUTLASS the same way, or
+# --iterations 20 --repeats 5 to tessel-prof to time it in bursts as this bench does by default.
 set -euo pipefail
 OUT=${OUT:-$PWD/out}
 INC=${CUTLASS_INCLUDE:-$PWD/.deps/cutlass/include}
