@@ -96,15 +96,20 @@ std::string config_list() {
 }
 
 // Split-K: only when the output tiles fill less than half the GPU and K has at least 2048
-// elements; as many slices as fill the SMs once, each of at least 8 K tiles, at most 32, and
-// no empty slice. Example: 256x256x65536 with 64x128 tiles (8 tiles, 2048 K tiles on 132 SMs)
-// -> 16 slices of 128 K tiles. An empty output (M or N = 0) is not split.
+// elements; as many slices as fill the SMs once, each of at least 8 K tiles, and no empty
+// slice; at most 32 slices a tile, except for a lone tile. Example: 256x256x65536 with 64x128
+// tiles (8 tiles, 2048 K tiles on 132 SMs) -> 16 slices of 128 K tiles. Measured on the H200
+// (docs/PERFORMANCE.md, twenty-fifth session; us, 32 slices -> one a SM): a lone tile over a
+// deep K is memory-bound, and 32 slices keep 100 SMs idle: 64x64x401408 (the 1x1 wgrad of
+// ResNet-50's 56x56x64 layer at N = 128) 60.3 -> 42.3 on sm_90a and 114.6 -> 48.4 on the sm80
+// kernel. Two tiles of 128x64 in 66 slices each ran 5-7% slower than in 32 (256x64x401408 66.4
+// -> 69.6, 256x64x100352 23.8 -> 25.4). An empty output (M or N = 0) is not split.
 void choose_splits(KernelProblem const& p, int tile_m, int tile_n, int tile_k, int sms, int* splits, int* per_split) {
   const int k_tiles = int(ceil_div((long long)p.k, tile_k));
   const std::int64_t tiles = ceil_div((long long)p.m, tile_m) * ceil_div((long long)p.n, tile_n) * p.batch;
   *splits = 1, *per_split = k_tiles > 0 ? k_tiles : 1;
   if (tiles == 0 || 2 * tiles > sms || p.k < 2048) return;
-  std::int64_t n = std::min<std::int64_t>({sms / tiles, k_tiles / 8, 32, 65535 / p.batch});
+  std::int64_t n = std::min<std::int64_t>({sms / tiles, k_tiles / 8, tiles == 1 ? sms : 32, 65535 / p.batch});
   if (n < 2) return;
   *per_split = int((k_tiles + n - 1) / n);
   *splits = (k_tiles + *per_split - 1) / *per_split;

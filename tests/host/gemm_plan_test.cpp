@@ -154,6 +154,26 @@ TEST(GemmPlan, DeepKWithFewTilesIsSplit) {
   EXPECT_NE(p.variant.find("+splitk" + std::to_string(p.split_k)), std::string::npos) << p.variant;
 }
 
+// One output tile over a deep K (the 1x1 wgrad of a 56x56x64 layer at N = 128): as many
+// slices as SMs, each of at least 8 K tiles, on either kernel; not 32 slices on 32 SMs. Two
+// or more tiles keep at most 32 slices each (measured faster with two tiles).
+TEST(GemmPlan, OneTileOverDeepKSplitsAcrossEverySM) {
+  for (DeviceInfo const& device : {kA100, kH100}) {
+    const int k_tiles = 401408 / (device.sm90_kernels ? 64 : 32);  // the chosen tiles' K
+    const int per_split = (k_tiles + device.sms - 1) / device.sms;
+    EXPECT_EQ(plan_of(packed(64, 64, 401408), device).split_k, (k_tiles + per_split - 1) / per_split)
+        << device.sms << " SMs";
+  }
+  // K limits the slices: 2048 is 64 K tiles of 32, so 8 slices of 8.
+  EXPECT_EQ(plan_of(packed(64, 64, 2048), kA100).split_k, 8);
+  // N = 257 is two tiles or more for every configuration: at most 32 slices each.
+  for (DeviceInfo const& device : {kA100, kH100}) {
+    const int splits = plan_of(packed(64, 257, 401408), device).split_k;
+    EXPECT_GT(splits, 1);
+    EXPECT_LE(splits, 32);
+  }
+}
+
 TEST(GemmPlan, ShortKOrManyTilesIsNotSplit) {
   EXPECT_EQ(plan_of(packed(256, 256, 1024)).split_k, 1);   // K below 2048
   EXPECT_EQ(plan_of(packed(4096, 4096, 8192)).split_k, 1);  // tiles fill the GPU
