@@ -179,7 +179,8 @@ int main(int argc, char** argv) {
     }
     Shape s;
     if (!parse(argv[i], &s)) {
-      std::fprintf(stderr, "usage: %s [--sustained] [MxNxK ...] (positive; N and K multiples of 8); got \"%s\"\n", argv[0], argv[i]);
+      std::fprintf(stderr, "usage: %s [--sustained] [MxNxK ...] (positive; N and K multiples of 8); got \"%s\"\n",
+                   argv[0], argv[i]);
       return 2;
     }
     shapes.push_back(s);
