@@ -10,6 +10,14 @@ set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
 mkdir -p "$OUT"
+# The lent machine sends back at most 8 files from $OUT: with more (the sanitize step writes
+# 12 logs), every log goes back as one tarball, $OUT/gpu-check-logs.tgz.
+pack_logs() {
+  local files=("$OUT"/*)
+  ((${#files[@]} > 8)) || return 0
+  tar -czf /tmp/gpu-check-logs.tgz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/gpu-check-logs.tgz "$OUT/"
+}
+trap pack_logs EXIT
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCHS:-90a}" \
   -DTESSEL_GTEST_SOURCE_DIR="$PWD/.deps/googletest" -DCMAKE_PREFIX_PATH="$PWD/.deps/prefix" \
   ${CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
