@@ -500,7 +500,29 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
     if (s.sk_items > 0) g.stream_k = s, g.split = Split{}, g.tile.persistent = true, g.tile.cluster = 2;
   }
   if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
+  // The TMA kernel's B is bound by the engine's im2col boxes (0.79 us a 128x128 tile's K tile,
+  // 0.46 in tessel::gemm: docs/PERFORMANCE.md, twentieth session). An explicit im2col copy
+  // writes N*P*Q*R*S*C elements, the GEMM's FLOPs / 2K, so with many filters it costs less
+  // than it saves: ResNet-50's 7x7x512 3x3 at N = 128, GEMM 512 x 4608 x 6272, copies 57.8 MB.
+  if (g.tile.tma && device.wgrad_im2col && pb.groups == 1 && pb.k >= kWgradIm2colMinFilters) {
+    const long long elements = (long long)g.k * g.n;  // B (N*P*Q, R*S*C): 32-bit indices, as tessel::gemm's
+    if (elements < (1LL << 31)) {
+      plan.im2col_gemm = true;
+      plan.im2col_bytes = std::size_t(elements) * data_type_bytes(args.input_type);
+    }
+  }
   return plan;
+}
+
+GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const void* im2col) {
+  const Conv2dProblem& pb = args.problem;
+  const int crs = pb.r * pb.s * pb.c;
+  GemmArguments g = gemm_of(pb.k, crs, pb.n * pb.p() * pb.q(), args.input_type, args.output_type, args.alpha,
+                            args.beta, args.residual, nullptr, Activation::kNone);
+  g.a = args.dy, g.a_layout = MatrixLayout::kColumnMajor, g.lda = pb.k;
+  g.b = im2col, g.b_layout = MatrixLayout::kRowMajor, g.ldb = crs;
+  g.d = args.dw;
+  return g;
 }
 
 }  // namespace tessel::conv_detail

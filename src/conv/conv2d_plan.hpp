@@ -205,7 +205,20 @@ struct WgradPlan {
   bool narrow = false;
   ConvGemm gemm;  // (K/G, R*S*C/G, N*P*Q)
   std::size_t x_copy_bytes = 0;
+  // The layer runs as tessel::gemm over an explicit im2col copy B of X (im2col_bytes,
+  // conv/im2col.hpp): wgrad_im2col_gemm. `gemm` keeps the TMA kernel's plan, which runs instead
+  // where the copy cannot be allocated.
+  bool im2col_gemm = false;
+  std::size_t im2col_bytes = 0;
 };
+// WgradPlan::im2col_gemm takes layers that the TMA kernel would run with at least this many
+// filters (conv2d_plan.cpp says why).
+inline constexpr int kWgradIm2colMinFilters = 512;
 WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device);
+
+// WgradPlan::im2col_gemm's GEMM, B the copy `im2col` (N*P*Q, R*S*C):
+//   dW (K, R*S*C) = dY^T (K, N*P*Q) . B   dY^T a column-major A (lda = K), B row-major
+// with the layer's alpha, beta and residual.
+GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const void* im2col);
 
 }  // namespace tessel::conv_detail

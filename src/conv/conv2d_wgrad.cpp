@@ -22,6 +22,7 @@
 #include "conv/conv2d_common.hpp"
 #include "conv/conv_instances_sm90.hpp"
 #include "conv/depthwise_instances.hpp"
+#include "conv/im2col.hpp"
 #include "conv/space_to_depth.hpp"
 #include "conv/wgrad_instances_sm80.hpp"
 #include "gemm/stream_k_workspace.hpp"
@@ -81,6 +82,15 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
   }
   if (GemmArguments g; conv_detail::wgrad_as_gemm(args, device, &g)) return conv_detail::run_as_gemm("wgrad", g, stream);
   if (plan.space_to_depth) return run_space_to_depth(args, plan, stream);
+  if (plan.im2col_gemm) {
+    // Without the memory for the copy, the TMA kernel's plan runs instead.
+    StreamBuffer im2col(stream);
+    if (im2col.allocate(plan.im2col_bytes, "conv2d: wgrad", "the im2col copy")) {
+      if (cudaError_t e = im2col_activations(args.x, pb, im2col.get(), stream); e != cudaSuccess)
+        return conv_detail::launch_error("wgrad", e);
+      return conv_detail::run_as_gemm("wgrad", conv_detail::wgrad_im2col_gemm(args, im2col.get()), stream);
+    }
+  }
   TmaMatrix tma_dy{};
   ConvWgradActivationTmaB tma_x{};
   if (plan.gemm.tile.tma) {

@@ -41,6 +41,7 @@ DeviceInfo planning_device_without_gpu() {
   d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   d.conv_as_gemm = unset_or_zero("TESSEL_DISABLE_CONV_AS_GEMM");
   d.packed_groups = unset_or_zero("TESSEL_DISABLE_PACKED_GROUPS");
+  d.wgrad_im2col = unset_or_zero("TESSEL_DISABLE_WGRAD_IM2COL");
   return d;
 }
 
@@ -66,6 +67,7 @@ Status current_device(const char* who, DeviceInfo* out) {
   d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   d.conv_as_gemm = unset_or_zero("TESSEL_DISABLE_CONV_AS_GEMM");
   d.packed_groups = unset_or_zero("TESSEL_DISABLE_PACKED_GROUPS");
+  d.wgrad_im2col = unset_or_zero("TESSEL_DISABLE_WGRAD_IM2COL");
   *out = d;
   return {};
 }

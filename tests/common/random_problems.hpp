@@ -3,7 +3,7 @@
 // stride, the filter or the dilated filter, pads larger than the filter, P or Q = 1, groups
 // from 1 to depthwise (narrow groups of 2, 4 or 8 channels among them, and groups of 4 to 32
 // in whole 64-channel blocks, as in ResNeXt), odd and tiny channel
-// counts, K not a multiple of 8. The host planning fuzz (tests/host/plan_fuzz_test.cpp,
+// counts, K not a multiple of 8, 512 filters over 64 or 128 channels. The host planning fuzz (tests/host/plan_fuzz_test.cpp,
 // Scale::kHuge: extents up to the 2^31-element limits) and the randomized device test of the
 // API (tests/device/api_random_device_test.cpp, Scale::kSmall: problems a host fp64 reference
 // checks quickly) draw from the same generator.
@@ -91,7 +91,7 @@ inline Conv2dProblem random_conv_problem(Rng& rng, Scale scale) {
     if (scale == Scale::kHuge && chance(rng, 0.05)) pb.pad_w = log_uniform(rng, 1 << 20);
     pb.mode = chance(rng, 0.25) ? ConvMode::kConvolution : ConvMode::kCrossCorrelation;
     const int cg = draw_channels(rng, scale), kg = draw_channels(rng, scale);
-    switch (uniform(rng, 0, 7)) {
+    switch (uniform(rng, 0, 8)) {
       case 0:  // depthwise: one channel and one filter per group
         pb.groups = draw_channels(rng, scale), pb.c = pb.k = pb.groups;
         break;
@@ -108,6 +108,9 @@ inline Conv2dProblem random_conv_problem(Rng& rng, Scale scale) {
         pb.c = pb.k = pb.groups * width;
         break;
       }
+      case 4:  // many filters over whole 64-channel blocks: wgrad's explicit im2col (conv2d_plan.hpp)
+        pb.groups = 1, pb.c = 64 * uniform(rng, 1, 2), pb.k = one_of(rng, {512, 520});
+        break;
       default:
         pb.groups = 1, pb.c = cg, pb.k = kg;
     }

@@ -996,9 +996,9 @@ TEST(Conv2dWgrad, TmaKernelRandomProblems) {
 // (TESSEL_STREAM_K_MIN_K_TILES), so that the references stay small. On an H100 each case first
 // requires its plan to run stream-K in clusters of two.
 TEST(Conv2dWgrad, TmaKernelStreamK) {
-  struct Env {
-    Env() { setenv("TESSEL_STREAM_K_MIN_K_TILES", "1", 1); }
-    ~Env() { unsetenv("TESSEL_STREAM_K_MIN_K_TILES"); }
+  struct Env {  // and not over an im2col copy (512 filters or more)
+    Env() { setenv("TESSEL_STREAM_K_MIN_K_TILES", "1", 1), setenv("TESSEL_DISABLE_WGRAD_IM2COL", "1", 1); }
+    ~Env() { unsetenv("TESSEL_STREAM_K_MIN_K_TILES"), unsetenv("TESSEL_DISABLE_WGRAD_IM2COL"); }
   } env;
   DeviceInfo device;
   ASSERT_TRUE(current_device("test", &device).ok());
@@ -1065,6 +1065,35 @@ TEST(Conv2dWgrad, TmaKernelGroupsAsBatches) {
   }
   cudaFree(buffer);
   if (!HasFailure()) EXPECT_EQ(ran, 16);
+}
+
+// Ungrouped layers of 512 filters or more that the TMA kernel would run take tessel::gemm over
+// an explicit im2col copy of X instead (conv2d_plan.hpp's WgradPlan::im2col_gemm): strides 1-3
+// (unequal too), dilation, pads up to 3 (past a 1-tap filter's), both modes, one-row filters,
+// 64 or 128 channels, 512 to 640 filters, every type pair, alpha and beta (dW its own residual),
+// a quarter run twice for the same bits. On such a device each case first requires the plan to
+// take the copy, so the test cannot pass on another path.
+TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
+  std::mt19937 rng(7070);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  int ran = 0;
+  for (int i = 0; ran < 12 && i < 1000; ++i) {
+    Conv2dProblem p = problem(pick(1, 3), pick(3, 16), pick(3, 16), 64 * pick(1, 2), 8 * pick(64, 80), pick(1, 5),
+                              pick(1, 5), pick(0, 3), pick(1, 3), pick(1, 2), 1,
+                              pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (i % 3 == 0) p.stride_w = p.stride_h % 3 + 1;  // unequal strides
+    if (i % 5 == 0) p.r = 1, p.pad_h = 0;
+    if (!validate(p).ok() || p.r * p.s == 1) continue;
+    const Case t = random_case(p, false, pick);
+    if (device.wgmma() && device.tma_encoder)
+      ASSERT_TRUE(planned_wgrad(p, device).im2col_gemm) << describe(t) << ": not over an im2col copy";
+    run_wgrad(t, 2100 + i, i % 4 == 0);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 12);
 }
 
 TEST(Conv2dWgrad, RandomProblems) {

@@ -46,6 +46,7 @@ DeviceInfo random_device(Rng& rng) {
   d.stream_k = testing::chance(rng, 0.9);
   d.conv_as_gemm = testing::chance(rng, 0.8);
   d.packed_groups = testing::chance(rng, 0.8);
+  d.wgrad_im2col = testing::chance(rng, 0.8);
   d.smem_per_block = (cc == 80 ? 163 : cc == 90 || cc == 100 ? 227 : 99) * 1024;  // opted-in, per block
   return d;
 }
@@ -54,7 +55,8 @@ std::string describe(const DeviceInfo& d) {
          std::to_string(d.smem_per_block / 1024) + " KiB per block" +
          (d.sm90_kernels ? "" : ", TESSEL_DISABLE_SM90") + (d.tma_encoder ? "" : ", no TMA encoder") +
          (d.stream_k ? "" : ", TESSEL_DISABLE_STREAM_K") + (d.conv_as_gemm ? "" : ", TESSEL_DISABLE_CONV_AS_GEMM") +
-         (d.packed_groups ? "" : ", TESSEL_DISABLE_PACKED_GROUPS");
+         (d.packed_groups ? "" : ", TESSEL_DISABLE_PACKED_GROUPS") +
+         (d.wgrad_im2col ? "" : ", TESSEL_DISABLE_WGRAD_IM2COL");
 }
 
 // A fake address (never dereferenced: planning only looks at alignment) in its own 64 GiB
@@ -503,6 +505,16 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
     EXPECT_EQ(plan.gemm.split.columns.keep, pb.c);
     EXPECT_GT(plan.gemm.workspace_bytes(), 0u);
   }
+  // The explicit im2col copy replaces the TMA kernel for ungrouped layers of at least 512
+  // filters whose copy B (N*P*Q, R*S*C) has fewer than 2^31 elements; its GEMM is valid.
+  const long long b_elements = (long long)pb.n * pb.p() * pb.q() * pb.r * pb.s * pb.c;
+  EXPECT_EQ(plan.im2col_gemm, plan.gemm.tile.tma && device.wgrad_im2col && pb.groups == 1 &&
+                                  pb.k >= conv_detail::kWgradIm2colMinFilters && b_elements < (1LL << 31));
+  if (plan.im2col_gemm) {
+    EXPECT_EQ(plan.im2col_bytes, std::size_t(b_elements) * data_type_bytes(args.input_type));
+    const GemmArguments gemm = conv_detail::wgrad_im2col_gemm(args, address(rng, 3, 0));
+    EXPECT_TRUE(validate(gemm).ok()) << validate(gemm).message();
+  }
 }
 
 TEST(PlanFuzz, ConvAllDirections) {
@@ -778,6 +790,33 @@ TEST(PlanWgrad, ResNetLayersOnAnH100) {
   EXPECT_FALSE(wide.tile.tma);
   EXPECT_EQ(wide.tile.m, 64);
   EXPECT_EQ(wide.split.splits, 1);
+}
+
+// wgrad on an H100: ResNet-50's 3x3 layers of 512 filters (7x7x512, 14x14x512/2) run as
+// tessel::gemm over an explicit im2col copy at N = 32 and 128; those of 256 filters, and every
+// layer with TESSEL_DISABLE_WGRAD_IM2COL or without the TMA kernel, do not.
+TEST(PlanWgrad, ManyFiltersRunAsGemmsOverAnIm2colCopy) {
+  auto plan = [](int n, int hw, int c, int k, int stride, DeviceInfo device = DeviceInfo{}) {
+    Conv2dWgradArguments args;
+    args.problem = Conv2dProblem{n, hw, hw, c, k, 3, 3, 1, 1, stride, stride};
+    args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
+    args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
+    args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
+    return conv_detail::plan_wgrad(args, device);
+  };
+  for (int n : {32, 128}) {
+    const conv_detail::WgradPlan seven = plan(n, 7, 512, 512, 1);
+    EXPECT_TRUE(seven.im2col_gemm);
+    EXPECT_EQ(seven.im2col_bytes, std::size_t(n) * 49 * 4608 * 2);  // at N = 128, 57.8 MB
+    EXPECT_TRUE(plan(n, 14, 512, 512, 2).im2col_gemm);
+    EXPECT_FALSE(plan(n, 14, 256, 256, 1).im2col_gemm);
+  }
+  DeviceInfo off;
+  off.wgrad_im2col = false;
+  EXPECT_FALSE(plan(128, 7, 512, 512, 1, off).im2col_gemm);
+  DeviceInfo sm80;
+  sm80.sm90_kernels = false;
+  EXPECT_FALSE(plan(128, 7, 512, 512, 1, sm80).im2col_gemm);
 }
 
 // wgrad 7x7x512 3x3 at N = 128 on an H100: 144 tiles of 128x128 on 132 SMs, 98 K tiles each.
