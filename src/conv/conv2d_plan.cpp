@@ -502,8 +502,11 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
   if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
   // The TMA kernel's B is bound by the engine's im2col boxes (0.79 us a 128x128 tile's K tile,
   // 0.46 in tessel::gemm: docs/PERFORMANCE.md, twentieth session). An explicit im2col copy
-  // writes N*P*Q*R*S*C elements, the GEMM's FLOPs / 2K, so with many filters it costs less
-  // than it saves: ResNet-50's 7x7x512 3x3 at N = 128, GEMM 512 x 4608 x 6272, copies 57.8 MB.
+  // writes N*P*Q*R*S*C elements, the GEMM's FLOPs / 2K: with many filters it costs less than
+  // it saves. H200, us, TMA kernel -> copy and GEMM (twenty-sixth session): ResNet-50's 7x7x512
+  // 3x3 at N = 128 (57.8 MB copied) 85.7 -> 78.9, 14x14x512/2 85.7 -> 82.4, at N = 32 30.5 ->
+  // 26.8 and 30.4 -> 28.0; ConvNeXt-T's 14x14x384->768 2x2/2 at N = 128 74.4 -> 45.9. With 384
+  // filters or fewer it lost: 28x28x192->384 2x2/2 42.2 -> 59.5, 14x14x256 3x3 68.8 -> 93.4.
   if (g.tile.tma && device.wgrad_im2col && pb.groups == 1 && pb.k >= kWgradIm2colMinFilters) {
     const long long elements = (long long)g.k * g.n;  // B (N*P*Q, R*S*C): 32-bit indices, as tessel::gemm's
     if (elements < (1LL << 31)) {

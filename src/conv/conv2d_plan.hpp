@@ -15,7 +15,9 @@
 // split along K when its tiles fill less than half the SMs, or when between one and two
 // tiles per SM would leave some SMs twice the work of others (choose_split); wgrad on the TMA
 // kernel runs stream-K instead where tessel::gemm's rule takes it (tiles leave SMs idle, 64 K
-// tiles or more), on the persistent kernel in clusters of two tile rows sharing B.
+// tiles or more), on the persistent kernel in clusters of two tile rows sharing B; wgrad of 512
+// filters or more that the TMA kernel would run goes through tessel::gemm over an explicit
+// im2col copy instead (WgradPlan::im2col_gemm).
 #pragma once
 
 #include <cstddef>
