@@ -512,12 +512,21 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
     if (elements < (1LL << 31)) {
       plan.im2col_gemm = true;
       plan.im2col_bytes = std::size_t(elements) * data_type_bytes(args.input_type);
+      // Where gemm's 128x128 tiles fill the SMs and it shares them out as stream-K ranges
+      // (ResNet-50's at N = 128: 144 tiles of 98 K tiles), clusters of two tiles along R*S*C
+      // (in the kernel's view, M) share dY's boxes: 83.7, 83.4 -> 78.0, 78.7 us (14x14x512/2)
+      // and 79.2, 79.8 -> 74.2, 74.4 (7x7x512). With fewer tiles they lost: ConvNeXt-T's
+      // 14x14x384->768 (72 tiles) 45.3, 45.2 -> 46.9, 46.7 (H200, twenty-sixth session).
+      const long long tiles = ceil_div((long long)pb.k, 128LL) * ceil_div((long long)g.n, 128LL);
+      if (device.stream_k && device.sms >= 2 && tiles >= device.sms &&
+          ceil_div((long long)g.k, 64LL) >= device.stream_k_min_k_tiles)
+        plan.im2col_gemm_config = "sm90_128x128x64_s5_c2";
     }
   }
   return plan;
 }
 
-GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const void* im2col) {
+GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const WgradPlan& plan, const void* im2col) {
   const Conv2dProblem& pb = args.problem;
   const int crs = pb.r * pb.s * pb.c;
   GemmArguments g = gemm_of(pb.k, crs, pb.n * pb.p() * pb.q(), args.input_type, args.output_type, args.alpha,
@@ -525,6 +534,7 @@ GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const void* im
   g.a = args.dy, g.a_layout = MatrixLayout::kColumnMajor, g.lda = pb.k;
   g.b = im2col, g.b_layout = MatrixLayout::kRowMajor, g.ldb = crs;
   g.d = args.dw;
+  if (plan.im2col_gemm_config != nullptr) g.config = plan.im2col_gemm_config;
   return g;
 }
 

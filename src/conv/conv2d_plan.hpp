@@ -212,6 +212,9 @@ struct WgradPlan {
   // where the copy cannot be allocated.
   bool im2col_gemm = false;
   std::size_t im2col_bytes = 0;
+  // The configuration it asks tessel::gemm for (GemmArguments::config), or null for gemm's own
+  // choice.
+  const char* im2col_gemm_config = nullptr;
 };
 // WgradPlan::im2col_gemm takes layers that the TMA kernel would run with at least this many
 // filters (conv2d_plan.cpp says why).
@@ -220,7 +223,7 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
 
 // WgradPlan::im2col_gemm's GEMM, B the copy `im2col` (N*P*Q, R*S*C):
 //   dW (K, R*S*C) = dY^T (K, N*P*Q) . B   dY^T a column-major A (lda = K), B row-major
-// with the layer's alpha, beta and residual.
-GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const void* im2col);
+// with the layer's alpha, beta and residual, in plan.im2col_gemm_config.
+GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const WgradPlan& plan, const void* im2col);
 
 }  // namespace tessel::conv_detail

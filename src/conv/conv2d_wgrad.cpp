@@ -89,7 +89,7 @@ Status conv2d_wgrad(const Conv2dWgradArguments& args, cudaStream_t stream) {
     if (im2col.allocate(plan.im2col_bytes, "conv2d: wgrad", "the im2col copy")) {
       if (cudaError_t e = im2col_activations(args.x, pb, im2col.get(), stream); e != cudaSuccess)
         return conv_detail::launch_error("wgrad", e);
-      return conv_detail::run_as_gemm("wgrad", conv_detail::wgrad_im2col_gemm(args, im2col.get()), stream);
+      return conv_detail::run_as_gemm("wgrad", conv_detail::wgrad_im2col_gemm(args, plan, im2col.get()), stream);
     }
   }
   TmaMatrix tma_dy{};

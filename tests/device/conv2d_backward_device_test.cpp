@@ -1071,8 +1071,9 @@ TEST(Conv2dWgrad, TmaKernelGroupsAsBatches) {
 // an explicit im2col copy of X instead (conv2d_plan.hpp's WgradPlan::im2col_gemm): strides 1-3
 // (unequal too), dilation, pads up to 3 (past a 1-tap filter's), both modes, one-row filters,
 // 64 or 128 channels, 512 to 640 filters, every type pair, alpha and beta (dW its own residual),
-// a quarter run twice for the same bits. On such a device each case first requires the plan to
-// take the copy, so the test cannot pass on another path.
+// a quarter run twice for the same bits; then a layer whose GEMM runs in clusters of two. On
+// such a device each case first requires the plan to take the copy (and the clusters), so the
+// test cannot pass on another path.
 TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
   std::mt19937 rng(7070);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -1094,6 +1095,18 @@ TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
     if (HasFailure()) return;
   }
   EXPECT_EQ(ran, 12);
+  // 144 tiles of 128x128 (512 filters, 4608 columns) take gemm in clusters of two where it
+  // runs stream-K: from 64 K tiles by default, here from one (TESSEL_STREAM_K_MIN_K_TILES).
+  struct Env {
+    Env() { setenv("TESSEL_STREAM_K_MIN_K_TILES", "1", 1); }
+    ~Env() { unsetenv("TESSEL_STREAM_K_MIN_K_TILES"); }
+  } env;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  Case clusters{problem(2, 8, 8, 512, 512, 3, 3, 1, 1), DataType::kBF16, DataType::kF32, 0.75f, 0.5f};
+  clusters.residual_is_output = true;
+  if (device.wgmma() && device.tma_encoder && device.sms <= 144)
+    ASSERT_STREQ(planned_wgrad(clusters.pb, device).im2col_gemm_config, "sm90_128x128x64_s5_c2") << describe(clusters);
+  run_wgrad(clusters, 2099, true);
 }
 
 TEST(Conv2dWgrad, RandomProblems) {

@@ -507,13 +507,21 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   }
   // The explicit im2col copy replaces the TMA kernel for ungrouped layers of at least 512
   // filters whose copy B (N*P*Q, R*S*C) has fewer than 2^31 elements; its GEMM is valid.
-  const long long b_elements = (long long)pb.n * pb.p() * pb.q() * pb.r * pb.s * pb.c;
+  const long long npq = (long long)pb.n * pb.p() * pb.q(), crs = (long long)pb.r * pb.s * pb.c, b_elements = npq * crs;
   EXPECT_EQ(plan.im2col_gemm, plan.gemm.tile.tma && device.wgrad_im2col && pb.groups == 1 &&
                                   pb.k >= conv_detail::kWgradIm2colMinFilters && b_elements < (1LL << 31));
+  // Clusters of two where gemm's 128x128 tiles fill the SMs as stream-K ranges.
+  const bool clusters = plan.im2col_gemm && device.stream_k && device.sms >= 2 && (pb.k + 127LL) / 128 * ((crs + 127) / 128) >= device.sms &&
+                        (npq + 63) / 64 >= device.stream_k_min_k_tiles;
+  EXPECT_EQ(plan.im2col_gemm_config != nullptr, clusters);
   if (plan.im2col_gemm) {
     EXPECT_EQ(plan.im2col_bytes, std::size_t(b_elements) * data_type_bytes(args.input_type));
-    const GemmArguments gemm = conv_detail::wgrad_im2col_gemm(args, address(rng, 3, 0));
+    const GemmArguments gemm = conv_detail::wgrad_im2col_gemm(args, plan, address(rng, 3, 0));
     EXPECT_TRUE(validate(gemm).ok()) << validate(gemm).message();
+    EXPECT_EQ(gemm.config, clusters ? "sm90_128x128x64_s5_c2" : "");
+    gemm_detail::Choice choice;
+    const Status s = gemm_detail::choose(gemm, device, &choice);  // the device runs it
+    EXPECT_TRUE(s.ok()) << s.message();
   }
 }
 
@@ -793,8 +801,9 @@ TEST(PlanWgrad, ResNetLayersOnAnH100) {
 }
 
 // wgrad on an H100: ResNet-50's 3x3 layers of 512 filters (7x7x512, 14x14x512/2) run as
-// tessel::gemm over an explicit im2col copy at N = 32 and 128; those of 256 filters, and every
-// layer with TESSEL_DISABLE_WGRAD_IM2COL or without the TMA kernel, do not.
+// tessel::gemm over an explicit im2col copy at N = 32 and 128, in clusters of two at N = 128;
+// those of 256 filters, and every layer with TESSEL_DISABLE_WGRAD_IM2COL or without the TMA
+// kernel, do not.
 TEST(PlanWgrad, ManyFiltersRunAsGemmsOverAnIm2colCopy) {
   auto plan = [](int n, int hw, int c, int k, int stride, DeviceInfo device = DeviceInfo{}) {
     Conv2dWgradArguments args;
@@ -808,8 +817,18 @@ TEST(PlanWgrad, ManyFiltersRunAsGemmsOverAnIm2colCopy) {
     const conv_detail::WgradPlan seven = plan(n, 7, 512, 512, 1);
     EXPECT_TRUE(seven.im2col_gemm);
     EXPECT_EQ(seven.im2col_bytes, std::size_t(n) * 49 * 4608 * 2);  // at N = 128, 57.8 MB
-    EXPECT_TRUE(plan(n, 14, 512, 512, 2).im2col_gemm);
+    const conv_detail::WgradPlan strided = plan(n, 14, 512, 512, 2);
+    EXPECT_TRUE(strided.im2col_gemm);
     EXPECT_FALSE(plan(n, 14, 256, 256, 1).im2col_gemm);
+    // 144 tiles of 128x128: at N = 128 (98 K tiles, stream-K) in clusters of two; at N = 32
+    // (25 K tiles) as gemm chooses
+    for (const conv_detail::WgradPlan* p : {&seven, &strided}) {
+      if (n == 128) {
+        EXPECT_STREQ(p->im2col_gemm_config, "sm90_128x128x64_s5_c2");
+      } else {
+        EXPECT_EQ(p->im2col_gemm_config, nullptr);
+      }
+    }
   }
   DeviceInfo off;
   off.wgrad_im2col = false;
