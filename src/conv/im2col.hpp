@@ -1,4 +1,4 @@
-// wgrad's explicit im2col copy (conv2d_plan.hpp's wgrad_as_im2col_gemm): the activations of a
+// wgrad's explicit im2col copy (conv2d_plan.hpp's WgradPlan::im2col_gemm): the activations of a
 // layer as the plain row-major matrix that its wgrad GEMM reduces over,
 //   B (N*P*Q, R*S*C)   row (n, p, q), column (r, s, c) = X[n, h, w, c] with
 //   h = p*stride_h - pad_h + r'*dilation_h,  w = q*stride_w - pad_w + s'*dilation_w

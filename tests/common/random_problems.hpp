@@ -2,8 +2,8 @@
 // towards the corners where planning and kernels break: sizes 1, images smaller than the
 // stride, the filter or the dilated filter, pads larger than the filter, P or Q = 1, groups
 // from 1 to depthwise (narrow groups of 2, 4 or 8 channels among them, and groups of 4 to 32
-// in whole 64-channel blocks, as in ResNeXt), odd and tiny channel
-// counts, K not a multiple of 8, 512 filters over 64 or 128 channels. The host planning fuzz (tests/host/plan_fuzz_test.cpp,
+// in whole 64-channel blocks, as in ResNeXt), odd and tiny channel counts, K not a multiple of
+// 8, 512 filters over 64 or 128 channels. The host planning fuzz (tests/host/plan_fuzz_test.cpp,
 // Scale::kHuge: extents up to the 2^31-element limits) and the randomized device test of the
 // API (tests/device/api_random_device_test.cpp, Scale::kSmall: problems a host fp64 reference
 // checks quickly) draw from the same generator.
