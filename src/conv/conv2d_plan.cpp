@@ -279,6 +279,20 @@ GemmArguments gemm_of(int m, int n, int k, DataType in, DataType out, float alph
   return g;
 }
 
+// wgrad as a GEMM over a row-major activation matrix B (N*P*Q, R*S*C): X itself for a 1x1
+// layer (wgrad_as_gemm), else its im2col copy (wgrad_im2col_gemm):
+//   dW (K, R*S*C) = dY^T (K, N*P*Q) . B   dY^T a column-major A, lda = K
+GemmArguments wgrad_gemm(const Conv2dWgradArguments& args, const void* b) {
+  const Conv2dProblem& pb = args.problem;
+  const int crs = pb.r * pb.s * pb.c;
+  GemmArguments g = gemm_of(pb.k, crs, pb.n * pb.p() * pb.q(), args.input_type, args.output_type, args.alpha,
+                            args.beta, args.residual, nullptr, Activation::kNone);
+  g.a = args.dy, g.a_layout = MatrixLayout::kColumnMajor, g.lda = pb.k;
+  g.b = b, g.b_layout = MatrixLayout::kRowMajor, g.ldb = crs;
+  g.d = args.dw;
+  return g;
+}
+
 }  // namespace
 
 bool fprop_as_gemm(const Conv2dArguments& args, const DeviceInfo& device, GemmArguments* out) {
@@ -308,12 +322,7 @@ bool dgrad_as_gemm(const Conv2dDgradArguments& args, const DeviceInfo& device, G
 bool wgrad_as_gemm(const Conv2dWgradArguments& args, const DeviceInfo& device, GemmArguments* out) {
   const Conv2dProblem& pb = args.problem;
   if (!is_gemm(pb, device)) return false;
-  GemmArguments g = gemm_of(pb.k, pb.c, pb.n * pb.h * pb.w, args.input_type, args.output_type, args.alpha, args.beta,
-                            args.residual, nullptr, Activation::kNone);
-  g.a = args.dy, g.a_layout = MatrixLayout::kColumnMajor, g.lda = pb.k;
-  g.b = args.x, g.b_layout = MatrixLayout::kRowMajor, g.ldb = pb.c;
-  g.d = args.dw;
-  *out = g;
+  *out = wgrad_gemm(args, args.x);
   return true;
 }
 
@@ -517,9 +526,8 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
       // (in the kernel's view, M) share dY's boxes: 83.7, 83.4 -> 78.0, 78.7 us (14x14x512/2)
       // and 79.2, 79.8 -> 74.2, 74.4 (7x7x512). With fewer tiles they lost: ConvNeXt-T's
       // 14x14x384->768 (72 tiles) 45.3, 45.2 -> 46.9, 46.7 (H200, twenty-sixth session).
-      const long long tiles = ceil_div((long long)pb.k, 128LL) * ceil_div((long long)g.n, 128LL);
-      if (device.stream_k && device.sms >= 2 && tiles >= device.sms &&
-          ceil_div((long long)g.k, 64LL) >= device.stream_k_min_k_tiles)
+      const StreamKSchedule ranges = gemm_detail::choose_stream_k(pb.k, g.n, g.k, 1, 128, 128, 64, device);
+      if (device.sms >= 2 && ranges.sk_items > 0 && ranges.items >= device.sms)
         plan.im2col_gemm_config = "sm90_128x128x64_s5_c2";
     }
   }
@@ -527,13 +535,7 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
 }
 
 GemmArguments wgrad_im2col_gemm(const Conv2dWgradArguments& args, const WgradPlan& plan, const void* im2col) {
-  const Conv2dProblem& pb = args.problem;
-  const int crs = pb.r * pb.s * pb.c;
-  GemmArguments g = gemm_of(pb.k, crs, pb.n * pb.p() * pb.q(), args.input_type, args.output_type, args.alpha,
-                            args.beta, args.residual, nullptr, Activation::kNone);
-  g.a = args.dy, g.a_layout = MatrixLayout::kColumnMajor, g.lda = pb.k;
-  g.b = im2col, g.b_layout = MatrixLayout::kRowMajor, g.ldb = crs;
-  g.d = args.dw;
+  GemmArguments g = wgrad_gemm(args, im2col);
   if (plan.im2col_gemm_config != nullptr) g.config = plan.im2col_gemm_config;
   return g;
 }

@@ -1096,13 +1096,14 @@ TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
   }
   EXPECT_EQ(ran, 12);
   // 144 tiles of 128x128 (512 filters, 4608 columns) take gemm in clusters of two where it
-  // runs stream-K: from 64 K tiles by default, here from one (TESSEL_STREAM_K_MIN_K_TILES).
+  // runs stream-K: from 64 K tiles by default, here from one (TESSEL_STREAM_K_MIN_K_TILES);
+  // 4 K tiles each, so that the ranges hold at least 4 K tiles a block.
   struct Env {
     Env() { setenv("TESSEL_STREAM_K_MIN_K_TILES", "1", 1); }
     ~Env() { unsetenv("TESSEL_STREAM_K_MIN_K_TILES"); }
   } env;
   ASSERT_TRUE(current_device("test", &device).ok());
-  Case clusters{problem(2, 8, 8, 512, 512, 3, 3, 1, 1), DataType::kBF16, DataType::kF32, 0.75f, 0.5f};
+  Case clusters{problem(4, 8, 8, 512, 512, 3, 3, 1, 1), DataType::kBF16, DataType::kF32, 0.75f, 0.5f};
   clusters.residual_is_output = true;
   if (device.wgmma() && device.tma_encoder && device.sms <= 144)
     ASSERT_STREQ(planned_wgrad(clusters.pb, device).im2col_gemm_config, "sm90_128x128x64_s5_c2") << describe(clusters);

@@ -511,8 +511,11 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
   EXPECT_EQ(plan.im2col_gemm, plan.gemm.tile.tma && device.wgrad_im2col && pb.groups == 1 &&
                                   pb.k >= conv_detail::kWgradIm2colMinFilters && b_elements < (1LL << 31));
   // Clusters of two where gemm's 128x128 tiles fill the SMs as stream-K ranges.
-  const bool clusters = plan.im2col_gemm && device.stream_k && device.sms >= 2 && (pb.k + 127LL) / 128 * ((crs + 127) / 128) >= device.sms &&
-                        (npq + 63) / 64 >= device.stream_k_min_k_tiles;
+  bool clusters = false;
+  if (plan.im2col_gemm) {  // then N*P*Q and R*S*C fit an int
+    const StreamKSchedule ranges = gemm_detail::choose_stream_k(pb.k, int(crs), int(npq), 1, 128, 128, 64, device);
+    clusters = device.sms >= 2 && ranges.sk_items > 0 && ranges.items >= device.sms;
+  }
   EXPECT_EQ(plan.im2col_gemm_config != nullptr, clusters);
   if (plan.im2col_gemm) {
     EXPECT_EQ(plan.im2col_bytes, std::size_t(b_elements) * data_type_bytes(args.input_type));
