@@ -38,6 +38,18 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batche
         break;
       }
     }
+  } else if (tiles <= sms && batches > 1 && !tile.tma) {
+    // Groups between half a wave and one on the cp.async kernels, whose blocks share an SM at
+    // about the rate of one: ResNeXt's 7x7x1024 g32 wgrad at N = 128, 96 tiles of 196 K tiles,
+    // split in 1, 2, 3, 4, 6 took 57.7, 54.3, 53.6, 42.4, 48.2 us, as the busiest SM's K tiles
+    // say: 196, 196, 198, 147, 165 (H200, twenty-seventh session). The fewest slices, at most
+    // 8, that cut the busiest SM's K tiles by a fifth or more.
+    for (long long n = 2; n <= std::min<long long>(8, k_tiles / min_slice); ++n) {
+      if (5 * ceil_div(tiles * n, (long long)sms) * ceil_div(k_tiles, n) <= 4 * k_tiles) {
+        slices = n;
+        break;
+      }
+    }
   }
   if (slices < 2) return s;
   s.k_tiles_per_split = int((k_tiles + slices - 1) / slices);

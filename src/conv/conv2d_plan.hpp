@@ -42,7 +42,10 @@ bool aligned(const void* p, int bytes);
 // wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles of 64x128, 3136 K tiles of 32 on 132 SMs ->
 // 52 slices of 61 (260 items). Between one and two tiles per SM (more tiles than SMs, fewer
 // than twice as many), the fewest slices, at most 8 of at least the same length, whose busiest
-// SM gets at most 1.3 tiles' work: wgrad 7x7x512 at N = 128, 144 tiles -> 4 slices.
+// SM gets at most 1.3 tiles' work: wgrad 7x7x512 at N = 128, 144 tiles -> 4 slices. Groups
+// (batches > 1) on the cp.async kernels between half the SMs and all of them: the fewest slices,
+// at most 8 of at least the same length, that cut the busiest SM's K tiles by a fifth (ResNeXt's
+// 7x7x1024 g32 wgrad at N = 128, 96 tiles of 196 K tiles -> 4 slices, 3 items of 49 an SM).
 // (Slices of 8 K tiles lost to 16 where both split; splitting at up to 2 tiles per SM lost
 // overall: docs/PERFORMANCE.md.) An empty GEMM (m or n = 0) is not split.
 struct Split {

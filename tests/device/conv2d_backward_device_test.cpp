@@ -1110,6 +1110,32 @@ TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
   run_wgrad(clusters, 2099, true);
 }
 
+// Grouped layers whose GEMMs' tiles fill between half the SMs and all of them, on the cp.async
+// kernels, are split along N*P*Q where that unloads the busiest SM (conv2d_plan.cpp,
+// choose_split): ResNeXt-like groups of 32 channels, as many as make 3/4 of a wave of tiles,
+// over 2,000 to 7,000 output pixels; the cases the plan splits run.
+TEST(Conv2dWgrad, GroupsInLessThanAWaveAreSplit) {
+  std::mt19937 rng(2727);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  const int groups = std::max(2, 3 * device.sms / 4 / 3);  // 3 tiles of 64x128 a group (32 x 9*32)
+  int ran = 0;
+  for (int i = 0; ran < 4 && i < 200; ++i) {
+    const int stride = pick(1, 2), hw = stride * pick(16, 24);
+    Conv2dProblem p = problem(pick(8, 12), hw, hw, 32 * groups, 32 * groups, 3, 3, pick(0, 1), stride, 1, groups,
+                              i % 3 == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
+    if (!validate(p).ok()) continue;
+    const conv_detail::WgradPlan plan = planned_wgrad(p, device);
+    if (plan.gemm.tile.tma || plan.gemm.split.splits < 2) continue;
+    const Case t = random_case(p, false, pick);
+    run_wgrad(t, 2700 + i, i % 3 == 0);
+    ++ran;
+    if (HasFailure()) return;
+  }
+  EXPECT_EQ(ran, 4) << "too few grouped layers were split on this device";
+}
+
 TEST(Conv2dWgrad, RandomProblems) {
   random_problems(6000, false, [](Case const& t, unsigned seed) { run_wgrad(t, seed); });
 }

@@ -3,8 +3,10 @@
 // half the SMs, into at most 64 slices, each of at least 16 K tiles (1024 K on the wgmma
 // kernels: 32 tiles of 32, 16 of 64; the tile says which), no more items than two blocks per
 // SM hold; or, with between one and two tiles per SM, into the fewest of at most 8 slices that
-// leave the busiest SM at most 1.3 tiles' work; no slice empty, every K tile in exactly one
-// slice; plus the documented examples.
+// leave the busiest SM at most 1.3 tiles' work; or, for groups (batches) between half a wave
+// and one on the cp.async kernels, into the fewest of at most 8 slices that cut the busiest
+// SM's K tiles by a fifth; no slice empty, every K tile in exactly one slice; plus the
+// documented examples.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,22 +18,29 @@ namespace tessel {
 namespace {
 
 // Returns whether it split.
-bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms) {
-  const conv_detail::Split s = conv_detail::choose_split(m, n, k, tile, sms);
-  const long long tiles = (long long)((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n);
+bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms, int batches = 1) {
+  const conv_detail::Split s = conv_detail::choose_split(m, n, k, tile, sms, batches);
+  const long long tiles = (long long)((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n) * batches;
   const int k_tiles = (k + tile.k - 1) / tile.k;
   const int min_slice = tile.wgmma ? 1024 / tile.k : 16;
   SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tile " << tile.m << "x" << tile.n << "x"
-                                    << tile.k << (tile.wgmma ? " wgmma" : "") << ", " << sms << " SMs");
+                                    << tile.k << (tile.wgmma ? " wgmma" : "") << (tile.tma ? " tma" : "") << ", "
+                                    << batches << " batches, " << sms << " SMs");
   // Between one and two tiles per SM: the busiest SM's work, in tiles, with n slices.
   auto busiest = [&](long long n) { return double((tiles * n + sms - 1) / sms) / double(n); };
   const bool between = tiles > sms && tiles < 2LL * sms;
+  // Groups between half a wave and one (cp.async kernels): the busiest SM's K tiles, n slices.
+  auto busiest_k_tiles = [&](long long n) { return (tiles * n + sms - 1) / sms * ((k_tiles + n - 1) / n); };
+  const bool band = 2 * tiles > sms && tiles <= sms && batches > 1 && !tile.tma;
   if (s.splits == 1) {
     EXPECT_FALSE(s.partials());
     // Not split although it could have been: enough tiles, or too short a reduction, or
-    // between one and two tiles per SM no split of at most 8 evens the SMs' work out.
+    // between one and two tiles per SM no split of at most 8 evens the SMs' work out, or in
+    // the groups' band none cuts the busiest SM's K tiles by a fifth.
     if (between) {
       for (long long n = 2; n <= std::min(8, k_tiles / min_slice); ++n) EXPECT_GT(busiest(n), 1.3);
+    } else if (band) {
+      for (long long n = 2; n <= std::min(8, k_tiles / min_slice); ++n) EXPECT_GT(5 * busiest_k_tiles(n), 4LL * k_tiles);
     } else {
       EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || 2LL * sms / tiles < 2);
     }
@@ -41,6 +50,10 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms) {
     EXPECT_LE(s.splits, 8);
     EXPECT_LE(busiest(s.splits), 1.3);
     for (long long n = 2; n < s.splits; ++n) EXPECT_GT(busiest(n), 1.3);  // the fewest
+  } else if (band) {
+    EXPECT_LE(s.splits, 8);
+    EXPECT_LE(5 * busiest_k_tiles(s.splits), 4LL * k_tiles);
+    for (long long n = 2; n < s.splits; ++n) EXPECT_GT(5 * busiest_k_tiles(n), 4LL * k_tiles);  // the fewest
   } else {
     EXPECT_LE(2 * tiles, sms);
     EXPECT_LE(s.splits, 64);
@@ -55,17 +68,22 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms) {
 
 TEST(ConvSplitK, RuleHoldsOnGeneratedShapes) {
   std::mt19937 rng(7);
-  std::uniform_int_distribution<int> mn(1, 4096), deep(1, 1 << 17), sm(1, 200);
+  std::uniform_int_distribution<int> mn(1, 4096), deep(1, 1 << 17), sm(1, 200), groups(2, 64);
   int split[2] = {0, 0};  // cases split, sm80 and wgmma tiles
-  for (int i = 0; i < 20000; ++i) {
+  int band = 0;           // groups split between half a wave and one
+  for (int i = 0; i < 40000; ++i) {
     const bool wgmma = i % 2 == 1;
     sm80::ConvTile tile = i % 3 == 0 ? sm80::conv_tile_n(64, false, true, wgmma)
                                      : sm80::conv_tile_m(4096, false, wgmma);
     if (wgmma && i % 4 == 1) tile.tma = true, tile.k = sm80::kConvTileKTma;  // fprop's TMA kernel
-    split[wgmma] += check_rule(mn(rng), mn(rng) % 512 + 1, deep(rng), tile, sm(rng));
+    const int m = mn(rng), n = mn(rng) % 512 + 1, batches = i % 5 < 2 ? groups(rng) : 1;
+    const bool was_split = check_rule(m, n, m % 7 == 0 ? deep(rng) % 8192 + 1 : deep(rng), tile, sm(rng), batches);
+    split[wgmma] += was_split;
+    band += was_split && batches > 1 && !tile.tma;
   }
-  EXPECT_GT(split[0], 1000);  // both branches of the rule are exercised
+  EXPECT_GT(split[0], 1000);  // every branch of the rule is exercised
   EXPECT_GT(split[1], 1000);
+  EXPECT_GT(band, 100);
 }
 
 TEST(ConvSplitK, TheDocumentedExample) {
@@ -89,6 +107,20 @@ TEST(ConvSplitK, BetweenOneAndTwoTilesPerSmTheWorkIsEvenedOut) {
   EXPECT_EQ(conv_detail::choose_split(512, 4608, 1568, tile, 132).splits, 1);
   // 98 tiles (fewer than SMs): every SM has at most one, nothing to even out.
   EXPECT_EQ(conv_detail::choose_split(1568 * 4, 256, 6272, tile, 132).splits, 1);
+}
+
+TEST(ConvSplitK, GroupsBetweenHalfAWaveAndOneAreSplitWhereTheBusiestSmGains) {
+  // ResNeXt-50's 7x7x1024 3x3 of 32 groups, wgrad at N = 128 on the cp.async wgmma kernel: 32
+  // GEMMs of 32 x 288 x 6272, 3 tiles of 64x128 each (96 on 132 SMs), 196 K tiles of 32. The
+  // busiest SM's K tiles with 2, 3, 4 slices: 196, 198, 147 -> 4 slices of 49.
+  const sm80::ConvTile tile = sm80::conv_tile_m(32, false, true);
+  const conv_detail::Split s = conv_detail::choose_split(32, 288, 6272, tile, 132, 32);
+  EXPECT_EQ(s.splits, 4);
+  EXPECT_EQ(s.k_tiles_per_split, 49);
+  // At N = 32 (49 K tiles) no slice of 32 K tiles gains; an ungrouped GEMM of as many tiles
+  // (32 x 3 of 128x128) is not in the band.
+  EXPECT_EQ(conv_detail::choose_split(32, 288, 1568, tile, 132, 32).splits, 1);
+  EXPECT_EQ(conv_detail::choose_split(4096, 288, 6272, sm80::conv_tile_m(4096, false, true), 132).splits, 1);
 }
 
 TEST(ConvSplitK, TheWgmmaKernelCutsLongerSlices) {
