@@ -165,9 +165,8 @@ StreamKSchedule choose_stream_k(int m, int n, int k, int batch, int tile_m, int 
 
 namespace {
 
-// The sm_90a heuristic, from sweeps of tessel-prof's default suite on an H100
-// (docs/PERFORMANCE.md). 128x128 was as fast or faster than the ping-pong 128x128 on every shape
-// (2026-11-24). 128x256 reads a third less shared memory per MMA than 128x128; since its
+// The sm_90a heuristic, from sweeps of tessel-prof's default suite on an H100 and an H200
+// (docs/PERFORMANCE.md). 128x256 reads a third less shared memory per MMA than 128x128; since its
 // epilogue stores from registers (2026-11-26, sixth session) one of its tiles costs 1.85
 // times a 128x128 tile (2048^3, 4096^3, 8192^3: one wave of 128x256 tiles 31.5, 53.6, 108 us;
 // of 128x128 tiles 17.0, 29.4, 58.2), so it is chosen unless its waves, weighed so, cost
@@ -198,10 +197,27 @@ namespace {
 // 2001x3000x1024 42.3-42.8 against 32.7-33.4, 1999x1000x4096 35.0-35.9 against 32.5-33.0,
 // 65x81920x256 44.2-44.5 against 37.6-37.8. With aligned D the store warps lost
 // (2000x3000x777: 34.3-34.8 against 32.3-32.6).
-// With stream-K's slices (third session of 2026-11-24), 64x128 also wins where 128x128 tiles
-// fill at most a quarter of the SMs and N is a whole 128-wide tile: 128x4096x4096 (in the
-// kernel's view 4096x128) 24.1 against 28.4-28.9 us, 256x256x65536 36.4 against 40.3-40.5. Not
-// with a narrow N: 16x4096x4096 (4096x16) 27.5 against 23.9.
+// Where 128x128 tiles fill at most a quarter of the SMs, N is a whole 128-wide tile and K is
+// deep, 64x128 (chosen there for all such shapes from the third session of 2026-11-24 to the
+// twenty-sixth) lost on the H200 to 128x128 split or sliced over K (twenty-seventh session; us,
+// 64x128 against 128x128, tessel-prof's --layout with f16 out): the wgrad of 1x1 layers, nt
+// 512x512x100352 136.2 against 97.1, 256x512x100352 71.3 against 55.2, 1024x512x25088 68.2
+// against 51.0, 320x1280x6272 21.3 against 18.0; tn 128x4096x4096 17.9 against 17.6. It stays
+// with 4 tiles of 128x128 or fewer, where 64x128 was even or faster (the same wgrads as conv
+// layers at N = 128, us, 64x128 against 128x128: 28x28x128->512 39.1 against 41.3, 28x28x512->128
+// 38.7 against 41.3, 56x56x128->256 79.3 against 83.8, 56x56x256->128 78.7 against 84.8, but
+// 56x56x256->256 121.4 against 105.3; tn 256x256x65536 26.7 against 27.3), and where 128-row
+// tiles compute a tenth more rows than 64-row ones (M = 160, 192: 7x7x576->160 11.0 against
+// 12.4, 7x7x960->160 13.3 against 14.8, 28x28x768->192 69.3 against 71.5; M = 24, nt
+// 144x24x401408 68.4 against 84.0 in ping-pong).
+// Ping-pong 128x128 (each warpgroup a tile of its own, one's epilogue under the other's
+// mainloop) where every block gets two tiles or more and K is 2 to 16 K tiles: the epilogue is
+// a large share of a tile's time there (twenty-seventh session, cooperative against ping-pong,
+// us): tn 81920x256x256 36.8 against 34.5, 8192x2048x256 28.0 against 26.0, 4096x4096x512
+// 41.8 against 40.1, 3000x5000x700 57.2 against 53.9, 512x100352x128 61.0 against 57.3,
+// 768x100352x192 107.0 against 101.0, 384x401408x96 174.1 against 170.7. Even or worse with
+// one K tile (144x401408x24 147.2 against 153.3, 256x401408x64 94.4 against 93.4) and with a
+// block's single tile (1000x1000x1000 10.2 against 11.1, where one warpgroup idles).
 // Where N is at most 64 (in the kernel's view) the 128x64 tile has as many tiles as 128x128,
 // half the stage and eight stages instead of five: 16x4096x4096 (4096x16, split-K 4) 22.1 us
 // against 23.4-23.8 (2026-11-25, docs/PERFORMANCE.md).
@@ -209,8 +225,11 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
   const int sms = device.sms;
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
   const bool short_k = 2 * tiles_128x128 <= sms && ceil_div((long long)p.k, 64LL) < kMinStreamKItemTiles;
-  const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128;
   const std::int64_t tiles_128x256 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 256) * p.batch;
+  // (rows a column of 128-row tiles covers against 64-row ones)
+  const std::int64_t rows_128 = ceil_div((long long)p.m, 128) * 128, rows_64 = ceil_div((long long)p.m, 64) * 64;
+  const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128 &&
+                         (tiles_128x128 <= 4 || 10 * rows_128 > 11 * rows_64);
   if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
   if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
   if (!d_vectorizes) return tma_config_index("sm90_128x128x64_s5_sw");  // in place of 128x128 and 128x256
@@ -222,7 +241,10 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
                                              : 100 * ceil_div(tiles_128x128, (long long)sms);
   const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
   const bool long_k = p.k >= 1024;
-  return tma_config_index(long_k && cost_128x256 <= cost_128x128 ? "sm90_128x256x64_s4" : "sm90_128x128x64_s5");
+  if (long_k && cost_128x256 <= cost_128x128) return tma_config_index("sm90_128x256x64_s4");
+  const long long k_tiles = ceil_div((long long)p.k, 64LL);
+  const bool ping_pong = tiles_128x128 >= 2LL * sms && k_tiles >= 2 && k_tiles <= 16;
+  return tma_config_index(ping_pong ? "sm90_128x128x64_s5_pingpong" : "sm90_128x128x64_s5");
 }
 
 }  // namespace

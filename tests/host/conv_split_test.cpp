@@ -40,7 +40,8 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms, int batches =
     if (between) {
       for (long long n = 2; n <= std::min(8, k_tiles / min_slice); ++n) EXPECT_GT(busiest(n), 1.3);
     } else if (band) {
-      for (long long n = 2; n <= std::min(8, k_tiles / min_slice); ++n) EXPECT_GT(5 * busiest_k_tiles(n), 4LL * k_tiles);
+      for (long long n = 2; n <= std::min(8, k_tiles / min_slice); ++n)
+        EXPECT_GT(5 * busiest_k_tiles(n), 4LL * k_tiles);
     } else {
       EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || 2LL * sms / tiles < 2);
     }

@@ -272,22 +272,31 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(4096, 14336, 4096), kH100).config, "sm90_128x256x64_s4");  // 14 against 28
   EXPECT_EQ(plan_of(packed(4096, 4096, 4096), kH100).config, "sm90_128x256x64_s4");   // 4 against 8
   EXPECT_EQ(plan_of(packed(2048, 2048, 2048), kH100).config, "sm90_128x256x64_s4");   // 1 against 2
-  EXPECT_EQ(plan_of(packed(81920, 256, 256), kH100).config, "sm90_128x128x64_s5");    // K below 1024
+  // K below 1024: 128x128, ping-pong where every SM gets two tiles or more and K two K tiles or more
+  EXPECT_EQ(plan_of(packed(81920, 256, 256), kH100).config, "sm90_128x128x64_s5_pingpong");  // 1280 tiles, 4 K tiles
+  EXPECT_EQ(plan_of(packed(81920, 256, 64), kH100).config, "sm90_128x128x64_s5");            // one K tile
+  EXPECT_EQ(plan_of(packed(2048, 2048, 512), kH100).config, "sm90_128x128x64_s5");           // 256 tiles on 132 SMs
+  EXPECT_EQ(plan_of(packed(4096, 4096, 512), kH100).config, "sm90_128x128x64_s5_pingpong");
   EXPECT_EQ(plan_of(packed(4096, 4096, 1024), kH100).config, "sm90_128x256x64_s4");
   EXPECT_EQ(plan_of(packed(2048, 1024, 4096), kH100).config, "sm90_128x128x64_s5");   // 1 against 1
   EXPECT_EQ(plan_of(packed(4096, 2304, 4096), kH100).config, "sm90_128x128x64_s5");   // 3 (288 tiles) against 5 (576)
   EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_64x128x64_s8");   // 64 tiles of 128x128
   EXPECT_EQ(plan_of(packed(1024, 1024, 65536), kH100).config, "sm90_128x128x64_s5");  // split over K instead
-  // At most a quarter of the SMs' worth of 128x128 tiles, N at least 128 (in the kernel's view):
-  // 64x128, split or sliced over K
-  EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).config, "sm90_64x128x64_s8");
-  EXPECT_EQ(plan_of(packed(256, 256, 65536), kH100).config, "sm90_64x128x64_s8");
+  // Few 128x128 tiles over a deep K (at most a quarter of the SMs): 128x128 split over K, but
+  // 64x128 where they are 4 or fewer or 128-row tiles compute a tenth more rows than 64-row ones
+  GemmPlan few = plan_of(packed(128, 4096, 4096), kH100);  // 32 tiles
+  EXPECT_EQ(few.config, "sm90_128x128x64_s5");
+  EXPECT_EQ(few.variant, "tma+splitk4");
+  EXPECT_EQ(plan_of(packed(768, 192, 100352), kH100).config, "sm90_128x128x64_s5");  // 12 tiles
+  EXPECT_EQ(plan_of(packed(256, 256, 65536), kH100).config, "sm90_64x128x64_s8");    // 4 tiles
+  EXPECT_EQ(plan_of(packed(160, 960, 6272), kH100).config, "sm90_64x128x64_s8");     // 256 rows against 192
+  EXPECT_EQ(plan_of(packed(960, 160, 6272), kH100).config, "sm90_128x128x64_s5");    // 1024 rows against 960
   // N at most 64: 128x64, as many tiles as 128x128 with deeper stages (split-K here)
   GemmPlan narrow = plan_of(packed(4096, 16, 4096), kH100);
   EXPECT_EQ(narrow.config, "sm90_128x64x64_s8");
   EXPECT_EQ(narrow.variant, "tma+splitk4");
   EXPECT_EQ(plan_of(packed(81920, 64, 256), kH100).config, "sm90_128x64x64_s8");
-  EXPECT_EQ(plan_of(packed(81920, 72, 256), kH100).config, "sm90_128x128x64_s5");
+  EXPECT_EQ(plan_of(packed(81920, 72, 256), kH100).config, "sm90_128x128x64_s5_pingpong");
   EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5_sw");  // D rows of 130 bytes
   EXPECT_EQ(plan_of(packed(1024, 16, 1024), kH100).config, "sm90_64x128x64_s8");  // short K, few tiles
   // 64x128 where its tiles make one wave and K is below 4096; 128x128 where they would not.
@@ -320,7 +329,7 @@ TEST(GemmPlanH100, UnalignedDTakesTheStoreWarpsInsteadOf128x256Or128x128) {
   residual.beta = 0.0f, residual.c = address((std::uintptr_t(4) << 36) + 4);  // C not read
   EXPECT_EQ(plan_of(residual, kH100).config, "sm90_128x256x64_s4");
   EXPECT_EQ(plan_of(packed(2000, 3001, 777), kH100).config, "sm90_128x128x64_s5_sw");  // K below 1024: 128x128's place
-  EXPECT_EQ(plan_of(packed(2000, 3000, 777), kH100).config, "sm90_128x128x64_s5");     // aligned D: 128x128 stays
+  EXPECT_EQ(plan_of(packed(2000, 3000, 777), kH100).config, "sm90_128x128x64_s5_pingpong");  // aligned D: 128x128 stays
   EXPECT_EQ(plan_of(packed(1000, 1001, 1000), kH100).config, "sm90_64x128x64_s8");     // few tiles: 64x128 stays
 }
 
@@ -409,7 +418,7 @@ TEST(GemmPlanH100, StreamKWhereTilesLeaveSmsIdle) {
   GemmPlan few = plan_of(packed(256, 256, 65536), kH100);  // 4 tiles: split-K
   EXPECT_GT(few.split_k, 1);
   EXPECT_EQ(few.variant, "tma+splitk" + std::to_string(few.split_k));
-  EXPECT_EQ(plan_of(packed(128, 4096, 4096), kH100).variant, "tma+streamk");  // 64 tiles of 64x128, 2 slices
+  EXPECT_EQ(plan_of(packed(1024, 1024, 65536), kH100).variant, "tma+streamk");  // 64 tiles of 128x128, 2 slices
 }
 
 // Clusters of two blocks along M (sm90_128x128x64_s5_c2, forced): B's K-major map has boxes of
