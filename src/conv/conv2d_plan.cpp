@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <span>
 
 #include "conv/packed_groups.hpp"
 #include "gemm/gemm_plan.hpp"
@@ -123,42 +122,37 @@ void plan_dgrad_one_launch(DgradPlan& plan, int sms) {
 }
 
 // The sliding wgrad's slices: runs of row pieces. Each output row is cut into 1 to 8 pieces of at
-// least 2S columns (none empty); a block has as many lanes (slices) as its threads allow,
-// kSlideThreads = 512 or (S = 3) slide_threads(S) = 768; the grid comes in whole waves of
-// kSlideBlocksPerSm blocks an SM. A thread's time is about its pieces' unrolled pixels plus S each
-// (the window's first columns) and one row more (the block's sum), so of every block size, cut and
-// 1 to 4 waves take the fewest waves * that; on a tie the fewest blocks (partial sums) of a block
-// size, and 512 threads over 768 (MobileNetV2's 14x14x384 layer: 7 blocks of 768 on 84 SMs took
-// 15.0 us, 11 of 512 on 132 SMs 12.5-13.7). Whole rows alone (the fourteenth session's rule, waves
-// * (rows a slice + 1)) left MobileNetV2's 112x112x32 layer 86 blocks of 2 rows for 132 SMs; the
-// first rule (8 blocks of 256 threads an SM) left ConvNeXt-T's 28x28x192 layer 336 blocks on 264
-// slots (docs/PERFORMANCE.md, fourteenth and sixteenth sessions).
+// least 2S columns (none empty); a block has as many lanes (slices) as kSlideThreads allow; the
+// grid comes in whole waves of kSlideBlocksPerSm blocks an SM. A thread's time is about its
+// pieces' unrolled pixels plus S each (the window's first columns) and one row more (the block's
+// sum), so of every cut and 1 to 4 waves take the fewest waves * that; on a tie the fewest
+// blocks (partial sums). Whole rows alone (the fourteenth session's rule, waves * (rows a slice
+// + 1)) left MobileNetV2's 112x112x32 layer 86 blocks of 2 rows for 132 SMs; the first rule (8
+// blocks of 256 threads an SM) left ConvNeXt-T's 28x28x192 layer 336 blocks on 264 slots
+// (docs/PERFORMANCE.md, fourteenth and sixteenth sessions).
 void plan_slide_slices(DepthwisePlan& d, int sms) {
   const Conv2dProblem& pb = d.problem;
   const long long rows = (long long)pb.n * pb.p(), q = pb.q(), s = pb.s, slots = (long long)kSlideBlocksPerSm * sms;
   auto pixels = [&](long long columns) { return ceil_div(columns, s) * s + s; };  // a piece's time
-  long long best_cost = 0, best_blocks = 0, best_lanes = 0;
-  const int block_sizes[] = {kSlideThreads, slide_threads(pb.s)};  // the same for S = 5 and 7
-  for (const int threads : std::span(block_sizes, block_sizes[1] == kSlideThreads ? 1 : 2)) {
-    const long long lanes = std::max(1, threads / (pb.r * d.vectors));
-    for (long long pieces = 1; pieces <= 8; ++pieces) {
-      const long long length = ceil_div(q, pieces);
-      if (pieces > 1 && (length < 2 * s || ceil_div(q, length) != pieces)) continue;
-      const long long units = rows * pieces;
-      for (long long waves = 1; waves <= 4; ++waves) {
-        const long long most = std::max(1LL, waves * slots / d.blocks_y);  // blocks along x
-        const long long per_slice = ceil_div(units, most * lanes);
-        const long long blocks = ceil_div(ceil_div(units, per_slice), lanes);
-        const long long cost = ceil_div(blocks * d.blocks_y, slots) * (per_slice * pixels(length) + pixels(q));
-        if (best_cost == 0 || cost < best_cost || (cost == best_cost && lanes == best_lanes && blocks < best_blocks)) {
-          best_cost = cost, best_blocks = blocks, best_lanes = lanes;
-          d.row_pieces = int(pieces), d.pieces_per_slice = int(per_slice);
-        }
+  const long long lanes = std::max(1, kSlideThreads / (pb.r * d.vectors));
+  long long best_cost = 0, best_blocks = 0;
+  for (long long pieces = 1; pieces <= 8; ++pieces) {
+    const long long length = ceil_div(q, pieces);
+    if (pieces > 1 && (length < 2 * s || ceil_div(q, length) != pieces)) continue;
+    const long long units = rows * pieces;
+    for (long long waves = 1; waves <= 4; ++waves) {
+      const long long most = std::max(1LL, waves * slots / d.blocks_y);  // blocks along x
+      const long long per_slice = ceil_div(units, most * lanes);
+      const long long blocks = ceil_div(ceil_div(units, per_slice), lanes);
+      const long long cost = ceil_div(blocks * d.blocks_y, slots) * (per_slice * pixels(length) + pixels(q));
+      if (best_cost == 0 || cost < best_cost || (cost == best_cost && blocks < best_blocks)) {
+        best_cost = cost, best_blocks = blocks;
+        d.row_pieces = int(pieces), d.pieces_per_slice = int(per_slice);
       }
     }
   }
   d.slices = int(ceil_div(rows * d.row_pieces, (long long)d.pieces_per_slice));
-  d.slice_lanes = int(std::min<long long>(best_lanes, d.slices));
+  d.slice_lanes = int(std::min<long long>(lanes, d.slices));
   d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));
 }
 
@@ -190,13 +184,13 @@ DepthwisePlan plan_depthwise(ConvDirection direction, const Conv2dProblem& layer
   const Conv2dProblem& pb = d.problem;
   d.vec = pb.c % 8 == 0 && aligned ? 8 : 1;
   // wgrad of rows 3, 5 or 7 wide at stride 1 along w: a window of input columns slides along
-  // whole output rows, four channels a thread (depthwise_wgrad_slide_kernel). On ConvNeXt-T's
+  // whole output rows, slide_vec(S) channels a thread (depthwise_wgrad_slide_kernel). On ConvNeXt-T's
   // 7x7 layers 1.1-1.9x faster than a thread per filter row (thirteenth session); on
   // MobileNetV2's 3x3 layers, with blocks sized in whole waves, 1.0-1.6x faster than a thread
   // per tap (docs/PERFORMANCE.md, fourteenth session).
   d.slide = direction == ConvDirection::kWgrad && cg == 1 && d.vec == 8 && pb.stride_w == 1 && pb.dilation_w == 1 &&
             (pb.s == 3 || pb.s == 5 || pb.s == 7);
-  if (d.slide) d.vec = kSlideVec;
+  if (d.slide) d.vec = slide_vec(pb.s);
   // Blocks of at most 8 channel vectors, as even as they divide: C = 144 is 3 blocks of 6, not
   // 8, 8 and 2 (where a warp of the third issues for 8 threads' work).
   const int channel_vectors = pb.c / d.vec;

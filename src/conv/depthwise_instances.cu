@@ -69,13 +69,13 @@ cudaError_t wgrad_partials(conv_detail::DepthwisePlan const& plan, DepthwiseArgs
   return cudaGetLastError();
 }
 
-template <class T, int S>
+template <class T, int S, int Vec = slide_vec(S)>  // Vec: the plan's (conv2d_plan.cpp)
 cudaError_t wgrad_slide(conv_detail::DepthwisePlan const& plan, DepthwiseArgs const& args, cudaStream_t stream) {
   const dim3 grid(unsigned(plan.blocks_x), unsigned(plan.blocks_y));
   const int threads = plan.slice_lanes * args.pb.r * plan.vectors;
   // every tap's lane sums at once (store_wgrad_sums<.., AllTaps>): 7x7 at 512 threads, 56 KiB
-  const std::size_t lane_sums = plan.slice_lanes > 1 ? std::size_t(threads) * S * kSlideVec * sizeof(float) : 0;
-  auto kernel = depthwise_wgrad_slide_kernel<T, S>;
+  const std::size_t lane_sums = plan.slice_lanes > 1 ? std::size_t(threads) * S * Vec * sizeof(float) : 0;
+  auto kernel = depthwise_wgrad_slide_kernel<T, S, Vec>;
   if (lane_sums > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(lane_sums));
     if (e != cudaSuccess) return e;

@@ -182,7 +182,7 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
                      pb.stride_w == 1 && pb.dilation_w == 1 && (pb.s == 3 || pb.s == 5 || pb.s == 7);
   EXPECT_EQ(d.slide, slide);
   EXPECT_TRUE((d.vec == 1 && cg == 1) || (d.vec == 8 && pb.c % 8 == 0 && aligned && !slide) ||
-              (slide && d.vec == kSlideVec))
+              (slide && d.vec == slide_vec(pb.s)))
       << d.vec;
   const long long vectors = pb.c / d.vec;
   EXPECT_LE(d.vectors, 8);
@@ -213,7 +213,7 @@ bool check_depthwise(const conv_detail::DepthwisePlan& d, conv_detail::ConvDirec
     EXPECT_GE((long long)d.blocks_x * d.slice_lanes, d.slices);
     EXPECT_LT((long long)(d.blocks_x - 1) * d.slice_lanes, d.slices) << "an empty block";
     const long long per_slice = (d.row_taps ? pb.r : taps) * d.vectors;
-    EXPECT_TRUE(d.slice_lanes == 1 || per_slice * d.slice_lanes <= (slide ? slide_threads(pb.s) : 256))
+    EXPECT_TRUE(d.slice_lanes == 1 || per_slice * d.slice_lanes <= (slide ? kSlideThreads : 256))
         << "lanes only where one slice's threads are few";
     EXPECT_EQ(d.workspace_bytes, std::size_t(d.blocks_x) * taps * pb.c * cg * sizeof(float));
   } else {
@@ -911,9 +911,10 @@ TEST(PlanFprop, OneWaveLayersRunDeepOnAnH100) {
 }
 
 // Depthwise wgrad on an H100 slides (depthwise_wgrad_slide_kernel) with the plans
-// docs/PERFORMANCE.md measured fastest (sixteenth session): MobileNetV2's 3x3 layers in blocks
-// of 768 threads (24 warps an SM) except where 512 cost the same (14x14x384: 11 blocks of 512
-// on 132 SMs beat 7 of 768), 56x56x144's rows in 4 pieces; ConvNeXt-T's 7x7 in 512.
+// docs/PERFORMANCE.md measured (twenty-eighth session, N = 32): MobileNetV2's 3x3 layers eight
+// channels a thread (16-byte loads) in blocks of at most 512 threads, 112x112x32 in 128 blocks
+// of one channel block and rows in 3 pieces, 56x56x144 in 43 x 3 blocks and rows in 2 pieces,
+// 14x14x384 whole rows; ConvNeXt-T's 7x7 four channels a thread, whole rows.
 TEST(PlanWgrad, DepthwiseSlidesOnAnH100) {
   auto plan = [](int hw, int c, int rs) {
     Conv2dWgradArguments args;
@@ -924,20 +925,18 @@ TEST(PlanWgrad, DepthwiseSlidesOnAnH100) {
     args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
     const conv_detail::DepthwisePlan d = conv_detail::plan_wgrad(args, DeviceInfo{}).depthwise;
     EXPECT_TRUE(d.direct && d.slide) << hw << "x" << hw << "x" << c;
+    EXPECT_LE(d.slice_lanes * d.problem.r * d.vectors, kSlideThreads) << hw << "x" << hw << "x" << c;
+    EXPECT_EQ(d.vec, rs == 3 ? 8 : 4) << hw << "x" << hw << "x" << c;
     return d;
   };
-  auto threads = [](const conv_detail::DepthwisePlan& d) { return d.slice_lanes * d.problem.r * d.vectors; };
   const conv_detail::DepthwisePlan big = plan(112, 32, 3);
-  EXPECT_GT(threads(big), 512);
-  EXPECT_EQ(big.row_pieces, 1);
-  EXPECT_EQ(big.blocks_x * big.blocks_y, 112);
+  EXPECT_EQ(big.row_pieces, 3);
+  EXPECT_EQ(big.blocks_x * big.blocks_y, 128);
   const conv_detail::DepthwisePlan cut = plan(56, 144, 3);
-  EXPECT_GT(threads(cut), 512);
-  EXPECT_EQ(cut.row_pieces, 4);
-  EXPECT_LE(threads(plan(14, 384, 3)), 512);
-  const conv_detail::DepthwisePlan seven = plan(56, 96, 7);
-  EXPECT_LE(threads(seven), 512);
-  EXPECT_EQ(seven.row_pieces, 1);
+  EXPECT_EQ(cut.row_pieces, 2);
+  EXPECT_EQ(cut.blocks_x * cut.blocks_y, 43 * 3);
+  EXPECT_EQ(plan(14, 384, 3).row_pieces, 1);
+  EXPECT_EQ(plan(56, 96, 7).row_pieces, 1);
 }
 
 // choose_split of an empty GEMM (a dgrad phase without rows divided by its zero tiles).

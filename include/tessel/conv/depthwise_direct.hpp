@@ -124,17 +124,18 @@ inline constexpr int kDepthwiseMaxTaps = 8192 / (8 * 8);  // 128 weights a chann
 // wgrad of depthwise layers: a thread sums the taps of one filter row this wide (narrower rows:
 // a thread per tap with four pixels in flight measured faster; wider: accumulators).
 inline constexpr int kWgradRowTapsMin = 5, kWgradRowTaps = 7;
-// depthwise_wgrad_slide_kernel's channels a thread (8-byte loads): S * 4 fp32 accumulators and
-// as many window registers.
-inline constexpr int kSlideVec = 4;
-// Its block: slices (lanes) of R * 8 threads, at most slide_threads(S), one block an SM, at
-// most slide_registers(S) registers a thread. An SM's four schedulers hold 16384 registers
-// each: S = 7 takes about 122, so 16 warps fit (two blocks of 280 threads did not, and ran one
-// an SM: docs/PERFORMANCE.md, fourteenth session); S = 3 takes about 80, so 24 warps fit.
-// kSlideThreads: a block size every S fits; slide_threads(S): the largest its registers allow.
+// depthwise_wgrad_slide_kernel's channels a thread: S * Vec fp32 accumulators and as many
+// window registers. 8 (16-byte loads) for S = 3, else 4 (8-byte loads). The kernel is bound by
+// L2's requests (ncu, 56x56x144 at N = 128 with 8-byte loads: 88% of L2's throughput at 4.4
+// TB/s, DRAM at 54%), so 16-byte loads move the same bytes in half the requests: 1.1-1.3x
+// faster on MobileNetV2's 3x3 layers than 8-byte loads in blocks of 768 threads
+// (docs/PERFORMANCE.md, twenty-eighth session). Eight channels of S = 5 or 7 would spill.
+TESSEL_HOST_DEVICE constexpr int slide_vec(int s) { return s == 3 ? 8 : 4; }
+// Its block: slices (lanes) of R * vectors threads, at most kSlideThreads, one block an SM, so
+// 128 registers a thread: S = 7 takes about 120, S = 3 with 8 channels about 110. (An SM's four
+// schedulers hold 16384 registers each; two blocks of 280 threads at S = 7 did not fit, and ran
+// one an SM: docs/PERFORMANCE.md, fourteenth session.)
 inline constexpr int kSlideBlocksPerSm = 1, kSlideThreads = 512;
-TESSEL_HOST_DEVICE constexpr int slide_threads(int s) { return s == 3 ? 768 : kSlideThreads; }
-TESSEL_HOST_DEVICE constexpr int slide_registers(int s) { return 65536 / slide_threads(s) / 8 * 8; }  // 80 or 128
 // The channels per group the direct kernels take (C/G = K/G); 1 is depthwise.
 TESSEL_HOST_DEVICE constexpr bool direct_group_width(int cg) { return cg == 1 || cg == 2 || cg == 4 || cg == 8; }
 
@@ -477,8 +478,8 @@ __device__ void store_wgrad_sums(DepthwiseArgs const& a, float (&acc)[Taps][Vec 
   }
 }
 
-// Eight zero bytes in global memory: what depthwise_wgrad_slide_kernel reads for padding.
-__device__ const uint2 kZeroWord{0u, 0u};
+// Sixteen zero bytes in global memory: what depthwise_wgrad_slide_kernel reads for padding.
+__device__ const uint4 kZeroWord{0u, 0u, 0u, 0u};
 
 }  // namespace detail
 
@@ -552,7 +553,7 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
 }
 
 // wgrad of depthwise layers whose filter is S = 3, 5 or 7 wide at stride 1 along w, without
-// dilation along w (plan.slide), kSlideVec channels a thread (8-byte loads). Grid and block as
+// dilation along w (plan.slide), Vec channels a thread (slide_vec: 16- or 8-byte loads). Grid and block as
 // depthwise_wgrad_kernel's with a thread per filter row, but the pixels are cut into row
 // pieces: each output row (n, p) into a.row_pieces runs of ceil(Q / row_pieces) columns, and a
 // slice is a.pieces_per_slice consecutive pieces. Along a piece, tap s of output column q reads
@@ -564,14 +565,15 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
 // (registers, not local memory). Pixels past the piece in its last S contribute nothing (dY
 // and x read as zeros).
 #if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
-#define TESSEL_SLIDE_REGISTERS(S) __maxnreg__(slide_registers(S))
+#define TESSEL_SLIDE_REGISTERS __maxnreg__(65536 / kSlideThreads / kSlideBlocksPerSm)
 #else  // no __maxnreg__ before CUDA 12.4
-#define TESSEL_SLIDE_REGISTERS(S) __launch_bounds__(slide_threads(S), kSlideBlocksPerSm)
+#define TESSEL_SLIDE_REGISTERS __launch_bounds__(kSlideThreads, kSlideBlocksPerSm)
 #endif
-template <class T, int S>
-__global__ void TESSEL_SLIDE_REGISTERS(S) depthwise_wgrad_slide_kernel(DepthwiseArgs a) {
-  static_assert(sizeof(T) == 2, "16-bit inputs: four channels are one 8-byte word");
-  constexpr int kVec = kSlideVec;
+template <class T, int S, int Vec = slide_vec(S)>
+__global__ void TESSEL_SLIDE_REGISTERS depthwise_wgrad_slide_kernel(DepthwiseArgs a) {
+  static_assert(sizeof(T) == 2 && (Vec == 4 || Vec == 8), "16-bit inputs: Vec channels are one 8- or 16-byte word");
+  constexpr int kVec = Vec;
+  using Word = std::conditional_t<Vec == 8, uint4, uint2>;
   const Conv2dProblem& pb = a.pb;
   const int vectors = a.vectors_per_block;
   const int v = int(threadIdx.x) % vectors, r = int(threadIdx.x) / vectors % pb.r;
@@ -581,7 +583,7 @@ __global__ void TESSEL_SLIDE_REGISTERS(S) depthwise_wgrad_slide_kernel(Depthwise
   const int all = pb.n * P * pieces;  // pieces (n, p, piece)
   const int begin = slice < a.slices && c < pb.c ? slice * a.pieces_per_slice : all;  // others add zeros
   const int end = all - begin > a.pieces_per_slice ? begin + a.pieces_per_slice : all;
-  auto floats = [](uint2 w, float (&f)[kVec]) {
+  auto floats = [](Word w, float (&f)[kVec]) {
     T const* e = reinterpret_cast<T const*>(&w);
 #pragma unroll
     for (int j = 0; j < kVec; ++j) f[j] = detail::to_float(e[j]);
@@ -602,28 +604,29 @@ __global__ void TESSEL_SLIDE_REGISTERS(S) depthwise_wgrad_slide_kernel(Depthwise
     // outside the image they read detail::kZeroWord: the address is chosen, not the word (a
     // select of the word waits for its load).
     auto column = [&](int q, int w) {
-      return *(q < last && unsigned(w) < unsigned(pb.w) ? reinterpret_cast<uint2 const*>(x_row + std::int64_t(w) * pb.c)
-                                                        : &detail::kZeroWord);
+      return *(q < last && unsigned(w) < unsigned(pb.w) ? reinterpret_cast<Word const*>(x_row + std::int64_t(w) * pb.c)
+                                                        : reinterpret_cast<Word const*>(&detail::kZeroWord));
     };
     auto pixel = [&](int q) {
-      return *(q < last ? reinterpret_cast<uint2 const*>(dy_row + std::int64_t(q) * pb.c) : &detail::kZeroWord);
+      return *(q < last ? reinterpret_cast<Word const*>(dy_row + std::int64_t(q) * pb.c)
+                        : reinterpret_cast<Word const*>(&detail::kZeroWord));
     };
     float window[S][kVec];
 #pragma unroll
     for (int s = 0; s + 1 < S; ++s) floats(column(first, first + s - pb.pad_w), window[s]);
-    uint2 next_x = column(first, first + S - 1 - pb.pad_w), next_dy = pixel(first);
+    Word next_x = column(first, first + S - 1 - pb.pad_w), next_dy = pixel(first);
     // S pixels from q0. Unmasked: the words loaded ahead (pixels q0 + 1 .. q0 + S and their new
     // columns) lie inside the piece and the image, and are loaded without a test.
     auto pixels = [&](int q0, auto masked) {
 #pragma unroll
       for (int u = 0; u < S; ++u) {
         const int q = q0 + u, w = q + S - pb.pad_w;
-        const uint2 x_word = next_x, dy_word = next_dy;
+        const Word x_word = next_x, dy_word = next_dy;
         if constexpr (decltype(masked)::value) {
           next_x = column(q + 1, w), next_dy = pixel(q + 1);
         } else {
-          next_x = *reinterpret_cast<uint2 const*>(x_row + std::int64_t(w) * pb.c);
-          next_dy = *reinterpret_cast<uint2 const*>(dy_row + std::int64_t(q + 1) * pb.c);
+          next_x = *reinterpret_cast<Word const*>(x_row + std::int64_t(w) * pb.c);
+          next_dy = *reinterpret_cast<Word const*>(dy_row + std::int64_t(q + 1) * pb.c);
         }
         float g[kVec];
         floats(x_word, window[(u + S - 1) % S]);
