@@ -21,6 +21,13 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batche
   const long long tiles = ceil_div((long long)m, tile.m) * ceil_div((long long)n, tile.n) * batches;
   const long long k_tiles = ceil_div((long long)k, tile.k);
   const int min_slice = tile.wgmma ? 1024 / tile.k : 16;  // K tiles per slice: 1024 K on wgmma
+  // The fewest slices, 2 to 8 of at least min_slice K tiles each, for which `gains` holds; else 1.
+  auto fewest_slices = [&](auto gains) {
+    for (long long n = 2; n <= std::min<long long>(8, k_tiles / min_slice); ++n) {
+      if (gains(n)) return n;
+    }
+    return 1LL;
+  };
   long long slices = 1;
   if (2 * tiles <= sms) {
     // At most as many items as two blocks per SM hold: one item more leaves a second wave of
@@ -31,24 +38,15 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batche
     // (wgrad 7x7x512 at N = 128: 144 tiles on 132 SMs ran at 0.47 of cuDNN). The fewest
     // slices (at most 8) whose busiest SM holds at most 1.3 tiles' work: 144 tiles -> 4
     // slices, 576 items, at most 5 an SM (measured 0.47 -> 0.53, docs/PERFORMANCE.md).
-    for (long long n = 2; n <= std::min<long long>(8, k_tiles / min_slice); ++n) {
-      if (10 * ceil_div(tiles * n, (long long)sms) <= 13 * n) {
-        slices = n;
-        break;
-      }
-    }
+    slices = fewest_slices([&](long long n) { return 10 * ceil_div(tiles * n, (long long)sms) <= 13 * n; });
   } else if (tiles <= sms && batches > 1 && !tile.tma) {
     // Groups between half a wave and one on the cp.async kernels, whose blocks share an SM at
     // about the rate of one: ResNeXt's 7x7x1024 g32 wgrad at N = 128, 96 tiles of 196 K tiles,
     // split in 1, 2, 3, 4, 6 took 57.7, 54.3, 53.6, 42.4, 48.2 us, as the busiest SM's K tiles
     // say: 196, 196, 198, 147, 165 (H200, twenty-seventh session). The fewest slices, at most
     // 8, that cut the busiest SM's K tiles by a fifth or more.
-    for (long long n = 2; n <= std::min<long long>(8, k_tiles / min_slice); ++n) {
-      if (5 * ceil_div(tiles * n, (long long)sms) * ceil_div(k_tiles, n) <= 4 * k_tiles) {
-        slices = n;
-        break;
-      }
-    }
+    slices = fewest_slices(
+        [&](long long n) { return 5 * ceil_div(tiles * n, (long long)sms) * ceil_div(k_tiles, n) <= 4 * k_tiles; });
   }
   if (slices < 2) return s;
   s.k_tiles_per_split = int((k_tiles + slices - 1) / slices);
