@@ -83,6 +83,9 @@ __device__ void store_full_columns(float const (&acc)[Config::kAccumulators], Ou
   const int run_col = 8 * (lane % 4 % kG) + 2 * kG * (lane % 4 / kG);  // the lane's run after the exchange, + 8 j0
 #pragma unroll
   for (int j0 = 0; j0 < kChunks; j0 += kG) {
+    // Groups of chunks past D's last column hold nothing to store: a narrow D (N = 16 in a
+    // 64-wide tile: MobileNetV2's 1x1 layers) would spend most of the epilogue on them.
+    if (8 * j0 >= wg_cols) break;
     std::uint32_t x[kRows][kG][kWords];  // (row, chunk, word): this lane's pairs
 #pragma unroll
     for (int c = 0; c < kG; ++c) {
