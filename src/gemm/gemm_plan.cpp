@@ -220,7 +220,12 @@ namespace {
 // block's single tile (1000x1000x1000 10.2 against 11.1, where one warpgroup idles).
 // Where N is at most 64 (in the kernel's view) the 128x64 tile has as many tiles as 128x128,
 // half the stage and eight stages instead of five: 16x4096x4096 (4096x16, split-K 4) 22.1 us
-// against 23.4-23.8 (2026-11-25, docs/PERFORMANCE.md).
+// against 23.4-23.8 (2026-11-25, docs/PERFORMANCE.md). In ping-pong (six stages) where every
+// SM gets two tiles or more and K is at most 16 K tiles: there a tile is mostly its epilogue
+// (1x1 convs with few output channels), which one warpgroup runs under the other's mainloop
+// (twenty-ninth session, tn, cooperative against ping-pong, us): 16x1605632x32 112.9 against
+// 104.0, 64x401408x64 36.8 against 33.6, 24x401408x96 40.7 against 39.6. With N above 64 the
+// 128x64 ping-pong lost to 128x128 (144x401408x24 156.2 against 145.3).
 int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo const& device) {
   const int sms = device.sms;
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
@@ -231,7 +236,11 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
   const bool few_tiles = 4 * tiles_128x128 <= sms && p.n >= 128 &&
                          (tiles_128x128 <= 4 || 10 * rows_128 > 11 * rows_64);
   if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
-  if (p.n <= 64) return tma_config_index("sm90_128x64x64_s8");
+  const long long k_tiles = ceil_div((long long)p.k, 64LL);
+  if (p.n <= 64) {
+    const bool narrow_ping_pong = tiles_128x128 >= 2LL * sms && k_tiles <= 16;
+    return tma_config_index(narrow_ping_pong ? "sm90_128x64x64_s6_pingpong" : "sm90_128x64x64_s8");
+  }
   if (!d_vectorizes) return tma_config_index("sm90_128x128x64_s5_sw");  // in place of 128x128 and 128x256
   // Costs in hundredths of a wave of 128x128 tiles; where stream-K would share 128x128's last
   // wave among all SMs, its waves count as a fraction.
@@ -242,7 +251,6 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
   const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
   const bool long_k = p.k >= 1024;
   if (long_k && cost_128x256 <= cost_128x128) return tma_config_index("sm90_128x256x64_s4");
-  const long long k_tiles = ceil_div((long long)p.k, 64LL);
   const bool ping_pong = tiles_128x128 >= 2LL * sms && k_tiles >= 2 && k_tiles <= 16;
   return tma_config_index(ping_pong ? "sm90_128x128x64_s5_pingpong" : "sm90_128x128x64_s5");
 }

@@ -295,7 +295,12 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   GemmPlan narrow = plan_of(packed(4096, 16, 4096), kH100);
   EXPECT_EQ(narrow.config, "sm90_128x64x64_s8");
   EXPECT_EQ(narrow.variant, "tma+splitk4");
-  EXPECT_EQ(plan_of(packed(81920, 64, 256), kH100).config, "sm90_128x64x64_s8");
+  // in ping-pong where every SM gets two tiles or more and K is at most 16 K tiles
+  EXPECT_EQ(plan_of(packed(81920, 64, 256), kH100).config, "sm90_128x64x64_s6_pingpong");  // 640 tiles, 4 K tiles
+  EXPECT_EQ(plan_of(packed(81920, 16, 32), kH100).config, "sm90_128x64x64_s6_pingpong");   // one K tile
+  EXPECT_EQ(plan_of(packed(81920, 64, 1088), kH100).config, "sm90_128x64x64_s8");          // 17 K tiles
+  EXPECT_EQ(plan_of(packed(33792, 64, 256), kH100).config, "sm90_128x64x64_s6_pingpong");  // 264 tiles: 2 an SM
+  EXPECT_EQ(plan_of(packed(33664, 64, 256), kH100).config, "sm90_128x64x64_s8");           // 263 tiles
   EXPECT_EQ(plan_of(packed(81920, 72, 256), kH100).config, "sm90_128x128x64_s5_pingpong");
   EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5_sw");  // D rows of 130 bytes
   EXPECT_EQ(plan_of(packed(1024, 16, 1024), kH100).config, "sm90_64x128x64_s8");  // short K, few tiles
