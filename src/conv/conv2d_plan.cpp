@@ -133,22 +133,44 @@ void plan_slide_slices(DepthwisePlan& d, int sms) {
   const long long rows = (long long)pb.n * pb.p(), q = pb.q(), s = pb.s, slots = (long long)kSlideBlocksPerSm * sms;
   auto pixels = [&](long long columns) { return ceil_div(columns, s) * s + s; };  // a piece's time
   const long long lanes = std::max(1, kSlideThreads / (pb.r * d.vectors));
-  long long best_cost = 0, best_blocks = 0;
-  for (long long pieces = 1; pieces <= 8; ++pieces) {
-    const long long length = ceil_div(q, pieces);
-    if (pieces > 1 && (length < 2 * s || ceil_div(q, length) != pieces)) continue;
-    const long long units = rows * pieces;
-    for (long long waves = 1; waves <= 4; ++waves) {
-      const long long most = std::max(1LL, waves * slots / d.blocks_y);  // blocks along x
-      const long long per_slice = ceil_div(units, most * lanes);
-      const long long blocks = ceil_div(ceil_div(units, per_slice), lanes);
-      const long long cost = ceil_div(blocks * d.blocks_y, slots) * (per_slice * pixels(length) + pixels(q));
-      if (best_cost == 0 || cost < best_cost || (cost == best_cost && blocks < best_blocks)) {
-        best_cost = cost, best_blocks = blocks;
-        d.row_pieces = int(pieces), d.pieces_per_slice = int(per_slice);
+  struct Cut {
+    long long pieces = 1, per_slice = 0, blocks = 0;
+  };
+  // The cheapest cut into `first` to `last` pieces.
+  auto cheapest = [&](long long first, long long last) {
+    Cut best;
+    long long best_cost = 0;
+    for (long long pieces = first; pieces <= last; ++pieces) {
+      const long long length = ceil_div(q, pieces);
+      if (pieces > 1 && (length < 2 * s || ceil_div(q, length) != pieces)) continue;
+      const long long units = rows * pieces;
+      for (long long waves = 1; waves <= 4; ++waves) {
+        const long long most = std::max(1LL, waves * slots / d.blocks_y);  // blocks along x
+        const long long per_slice = ceil_div(units, most * lanes);
+        const long long blocks = ceil_div(ceil_div(units, per_slice), lanes);
+        const long long cost = ceil_div(blocks * d.blocks_y, slots) * (per_slice * pixels(length) + pixels(q));
+        if (best_cost == 0 || cost < best_cost || (cost == best_cost && blocks < best.blocks)) {
+          best_cost = cost, best = {pieces, per_slice, blocks};
+        }
       }
     }
+    return best;
+  };
+  Cut cut = cheapest(1, 8);
+  // Rows of 56 columns or more, 3-wide filters: four pieces walked down the rows, unless that
+  // leaves a twentieth of the blocks idle. Whole rows left a block's filter-row threads
+  // re-reading about 450 KiB of rows (56x56x144 at N = 128), which fell out of L1 and L2
+  // between their uses (448 MB of DRAM read for 231 MB of X and dY). Measured (us, the cut
+  // above along the rows against four pieces down; docs/PERFORMANCE.md, twenty-ninth session):
+  // N = 128 56x56x144 140.6 against 125.7, 112x112x32 126.5 against 108.2 (128 blocks against
+  // 125); N = 32 56x56x144 39.4 against 38.2, but 112x112x32 29.5 against 33.4 (128 blocks
+  // against 114). Eight pieces (7 columns) lost, and so did rows of 28 (28x28x192 at N = 128
+  // in two pieces down, TFLOPS: 8.18 against 7.60).
+  if (q >= 56 && s == 3) {
+    const Cut down = cheapest(4, 4);
+    if (down.blocks > 0 && 20 * down.blocks >= 19 * cut.blocks) cut = down, d.slide_down = true;
   }
+  d.row_pieces = int(cut.pieces), d.pieces_per_slice = int(cut.per_slice);
   d.slices = int(ceil_div(rows * d.row_pieces, (long long)d.pieces_per_slice));
   d.slice_lanes = int(std::min<long long>(lanes, d.slices));
   d.blocks_x = int(ceil_div((long long)d.slices, (long long)d.slice_lanes));

@@ -96,6 +96,9 @@ struct DepthwisePlan {
   // slide: each output row in row_pieces runs of ceil(Q / row_pieces) columns, a slice
   // pieces_per_slice of them (pixels_per_slice unused)
   int row_pieces = 1, pieces_per_slice = 0;
+  // slide: units in (n, piece, p) order, so that a slice walks its piece down the rows and a
+  // lane's filter-row threads re-read the few columns L1 holds (else (n, p, piece): along rows)
+  bool slide_down = false;
   std::size_t workspace_bytes = 0;  // wgrad: the blocks' fp32 partial sums (blocks_x, R*S, K, C/G)
 };
 enum class ConvDirection { kFprop, kDgrad, kWgrad };

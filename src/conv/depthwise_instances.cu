@@ -140,7 +140,7 @@ cudaError_t run_depthwise_wgrad(DataType input, conv_detail::DepthwisePlan const
   void* dw = args.out;
   args.out = workspace, args.vectors_per_block = plan.vectors, args.pixels_per_slice = plan.pixels_per_slice;
   args.slices = plan.slices, args.slice_lanes = plan.slice_lanes;
-  args.row_pieces = plan.row_pieces, args.pieces_per_slice = plan.pieces_per_slice;
+  args.row_pieces = plan.row_pieces, args.pieces_per_slice = plan.pieces_per_slice, args.slide_down = plan.slide_down;
   if (plan.slide) args.rows = FastDivmod(args.pb.p());
   const cudaError_t e = input == DataType::kF16 ? wgrad_partials<Half>(plan, args, stream)
                                                  : wgrad_partials<BFloat16>(plan, args, stream);

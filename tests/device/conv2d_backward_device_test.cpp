@@ -884,6 +884,38 @@ TEST(Conv2dWgrad, DepthwiseSlidesAWindowAlongRows) {
   ASSERT_TRUE(planned_wgrad(big.pb, device).depthwise.slide);
   run_wgrad(big, 2999, true);
 }
+// Rows of 56 columns or more with 3-wide filters: the sliding kernel walks each of four row
+// pieces down the rows (units in (n, piece, p) order) unless that idles a twentieth of the
+// blocks: slices crossing from one piece to the next and from one image to the next
+// (32x56x56x144, six units a slice), an uneven last piece (Q = 61: 16, 16, 16, 13), one output
+// row with filter rows that meet only padding; and problems too small for the walk, planned
+// along the rows: few rows, stride and dilation along h, true convolution.
+TEST(Conv2dWgrad, DepthwiseSlidesDownTheRows) {
+  DeviceInfo device;
+  ASSERT_TRUE(current_device("test", &device).ok());
+  Conv2dProblem strided = problem(3, 20, 61, 40, 40, 3, 3, 1, 1, 1, 40, ConvMode::kConvolution);
+  strided.stride_h = 2, strided.dilation_h = 2, strided.pad_h = 2;
+  const std::pair<Case, bool> cases[] = {  // (case, walks down)
+      {{problem(32, 56, 56, 144, 144, 3, 3, 1, 1, 1, 144), DataType::kF16, DataType::kF16, 1.0f, 0.0f}, true},
+      {{problem(2, 7, 63, 16, 16, 3, 3, 0, 1, 1, 16), DataType::kBF16, DataType::kBF16, 0.75f, 0.5f}, true},
+      {{problem(5, 1, 58, 8, 8, 3, 3, 1, 1, 1, 8), DataType::kF16, DataType::kF16, 1.0f, 0.5f}, true},
+      {{problem(3, 9, 56, 24, 24, 3, 3, 1, 1, 1, 24), DataType::kF16, DataType::kF32, 1.0f, 0.0f}, false},
+      {{problem(4, 112, 112, 32, 32, 3, 3, 1, 1, 1, 32), DataType::kBF16, DataType::kF32, 1.0f, 0.0f}, false},
+      {{strided, DataType::kF16, DataType::kF32, 1.0f, 0.25f}, false},
+  };
+  unsigned seed = 3100;
+  for (auto const& [t, down] : cases) {
+    const conv_detail::DepthwisePlan d = planned_wgrad(t.pb, device).depthwise;
+    ASSERT_TRUE(d.slide) << describe(t) << ": not on the sliding kernel";
+    if (device.sms == 132) {  // the H100's and H200's plans
+      EXPECT_EQ(d.slide_down, down) << describe(t);
+      if (down) EXPECT_EQ(d.row_pieces, 4) << describe(t);
+    }
+    run_wgrad(t, seed++, true);
+    if (HasFailure()) return;
+  }
+}
+
 // Every group in one launch (the groups are the kernel's batches), with each group's residual
 // filters; split-K per group (2 groups of 32 x 144 over N*P*Q = 12544); more groups than a grid
 // has layers (65535) take a second launch.

@@ -916,9 +916,9 @@ TEST(PlanFprop, OneWaveLayersRunDeepOnAnH100) {
 // of one channel block and rows in 3 pieces, 56x56x144 in 43 x 3 blocks and rows in 2 pieces,
 // 14x14x384 whole rows; ConvNeXt-T's 7x7 four channels a thread, whole rows.
 TEST(PlanWgrad, DepthwiseSlidesOnAnH100) {
-  auto plan = [](int hw, int c, int rs) {
+  auto plan = [](int hw, int c, int rs, int n = 32) {
     Conv2dWgradArguments args;
-    args.problem = Conv2dProblem{32, hw, hw, c, c, rs, rs, rs / 2, rs / 2, 1, 1};
+    args.problem = Conv2dProblem{n, hw, hw, c, c, rs, rs, rs / 2, rs / 2, 1, 1};
     args.problem.groups = c;
     args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
     args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
@@ -929,14 +929,26 @@ TEST(PlanWgrad, DepthwiseSlidesOnAnH100) {
     EXPECT_EQ(d.vec, rs == 3 ? 8 : 4) << hw << "x" << hw << "x" << c;
     return d;
   };
+  // rows of 56 columns or more, 3-wide filters: four pieces walked down the rows, unless that
+  // idles a twentieth of the blocks (112x112x32 at N = 32: 114 blocks against 128)
   const conv_detail::DepthwisePlan big = plan(112, 32, 3);
+  EXPECT_FALSE(big.slide_down);
   EXPECT_EQ(big.row_pieces, 3);
   EXPECT_EQ(big.blocks_x * big.blocks_y, 128);
+  const conv_detail::DepthwisePlan big_batch = plan(112, 32, 3, 128);
+  EXPECT_TRUE(big_batch.slide_down);
+  EXPECT_EQ(big_batch.row_pieces, 4);
+  EXPECT_EQ(big_batch.blocks_x * big_batch.blocks_y, 125);
+  EXPECT_TRUE(plan(56, 144, 3, 128).slide_down);
   const conv_detail::DepthwisePlan cut = plan(56, 144, 3);
-  EXPECT_EQ(cut.row_pieces, 2);
-  EXPECT_EQ(cut.blocks_x * cut.blocks_y, 43 * 3);
+  EXPECT_TRUE(cut.slide_down);
+  EXPECT_EQ(cut.row_pieces, 4);
+  const conv_detail::DepthwisePlan short_rows = plan(28, 192, 3);
+  EXPECT_FALSE(short_rows.slide_down);
   EXPECT_EQ(plan(14, 384, 3).row_pieces, 1);
-  EXPECT_EQ(plan(56, 96, 7).row_pieces, 1);
+  const conv_detail::DepthwisePlan wide_filter = plan(56, 96, 7);
+  EXPECT_FALSE(wide_filter.slide_down);
+  EXPECT_EQ(wide_filter.row_pieces, 1);
 }
 
 // choose_split of an empty GEMM (a dgrad phase without rows divided by its zero tiles).

@@ -92,6 +92,7 @@ struct DepthwiseArgs {
   // depthwise_wgrad_slide_kernel: output rows cut into row_pieces runs of columns; a slice is
   // pieces_per_slice of them (pixels_per_slice unused)
   int row_pieces = 1, pieces_per_slice = 0;
+  bool slide_down = false;  // units in (n, piece, p) order: a slice walks its piece down the rows
   // Divisors fixed for the launch, as multiplications (FastDivmod: no integer division a
   // pixel), set by the launch code. fprop's output columns a row (strips of them for the strip
   // kernel) and rows, P; dgrad's W and H; vectors_per_block and S (the block's filter taps);
@@ -589,14 +590,29 @@ __global__ void TESSEL_SLIDE_REGISTERS depthwise_wgrad_slide_kernel(DepthwiseArg
     for (int j = 0; j < kVec; ++j) f[j] = detail::to_float(e[j]);
   };
   float acc[S][kVec] = {};
-  int row = begin / pieces, piece = begin % pieces;  // output row (n, p) and piece of `unit`
+  // The output row (n, p) and piece of `unit`: units in (n, p, piece) order, or with
+  // a.slide_down in (n, piece, p), so that the lane's S filter-row threads re-read one piece's
+  // input columns (a few KiB, held by L1) rather than whole rows.
+  int row = begin / pieces, piece = begin % pieces;
+  if (a.slide_down) {
+    const int per_image = pieces * P, image = begin / per_image, rest = begin - image * per_image;
+    piece = rest / P, row = image * P + rest % P;
+  }
   for (int unit = begin; unit < end; ++unit) {
     int n, p;
     a.rows.divmod(row, n, p);  // P
     const int h = p * pb.stride_h - pb.pad_h + r * pb.dilation_h;
     const int first = piece * length, last = Q - first > length ? first + length : Q;  // columns [first, last)
     const std::int64_t pixel0 = std::int64_t(row) * Q;  // the row's first output pixel
-    if (++piece == pieces) piece = 0, ++row;
+    if (a.slide_down) {
+      ++row;
+      if (p + 1 == P) {
+        if (++piece == pieces) piece = 0;
+        else row -= P;  // the same image's next piece, from its first row
+      }
+    } else if (++piece == pieces) {
+      piece = 0, ++row;
+    }
     if (unsigned(h) >= unsigned(pb.h)) continue;  // this filter row meets padding only
     T const* dy_row = static_cast<T const*>(a.in) + pixel0 * pb.c + c;
     T const* x_row = static_cast<T const*>(a.w) + (std::int64_t(n) * pb.h + h) * pb.w * pb.c + c;
