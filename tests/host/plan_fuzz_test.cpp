@@ -911,10 +911,11 @@ TEST(PlanFprop, OneWaveLayersRunDeepOnAnH100) {
 }
 
 // Depthwise wgrad on an H100 slides (depthwise_wgrad_slide_kernel) with the plans
-// docs/PERFORMANCE.md measured (twenty-eighth session, N = 32): MobileNetV2's 3x3 layers eight
-// channels a thread (16-byte loads) in blocks of at most 512 threads, 112x112x32 in 128 blocks
-// of one channel block and rows in 3 pieces, 56x56x144 in 43 x 3 blocks and rows in 2 pieces,
-// 14x14x384 whole rows; ConvNeXt-T's 7x7 four channels a thread, whole rows.
+// docs/PERFORMANCE.md measured (twenty-eighth and twenty-ninth sessions, N = 32 unless said):
+// MobileNetV2's 3x3 layers eight channels a thread (16-byte loads) in blocks of at most 512
+// threads, 112x112x32 in 128 blocks of one channel block and rows in 3 pieces (at N = 128 four
+// pieces walked down the rows), 56x56x144 in four pieces walked down, 14x14x384 whole rows;
+// ConvNeXt-T's 7x7 four channels a thread, whole rows.
 TEST(PlanWgrad, DepthwiseSlidesOnAnH100) {
   auto plan = [](int hw, int c, int rs, int n = 32) {
     Conv2dWgradArguments args;
