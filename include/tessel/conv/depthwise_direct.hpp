@@ -554,10 +554,11 @@ __global__ void depthwise_wgrad_kernel(DepthwiseArgs a) {
 }
 
 // wgrad of depthwise layers whose filter is S = 3, 5 or 7 wide at stride 1 along w, without
-// dilation along w (plan.slide), Vec channels a thread (slide_vec: 16- or 8-byte loads). Grid and block as
-// depthwise_wgrad_kernel's with a thread per filter row, but the pixels are cut into row
-// pieces: each output row (n, p) into a.row_pieces runs of ceil(Q / row_pieces) columns, and a
-// slice is a.pieces_per_slice consecutive pieces. Along a piece, tap s of output column q reads
+// dilation along w (plan.slide), Vec channels a thread (slide_vec: 16- or 8-byte loads). Grid
+// and block as depthwise_wgrad_kernel's with a thread per filter row, but the pixels are cut
+// into row pieces: each output row (n, p) into a.row_pieces runs of ceil(Q / row_pieces)
+// columns, and a slice is a.pieces_per_slice consecutive pieces, in (n, p, piece) order or,
+// with a.slide_down, (n, piece, p): down the rows. Along a piece, tap s of output column q reads
 // input column q - pad + s: the S columns a pixel reads are the previous pixel's shifted by
 // one. So the thread keeps them in registers, as fp32, and per pixel loads and converts one new
 // column and dY's pixel (loaded a pixel ahead), where depthwise_wgrad_kernel loads and converts
