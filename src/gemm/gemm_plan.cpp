@@ -226,6 +226,14 @@ namespace {
 // (twenty-ninth session, tn, cooperative against ping-pong, us): 16x1605632x32 112.9 against
 // 104.0, 64x401408x64 36.8 against 33.6, 24x401408x96 40.7 against 39.6. With N above 64 the
 // 128x64 ping-pong lost to 128x128 (144x401408x24 156.2 against 145.3).
+// N of 129 to 192 takes one column of 128x192 tiles instead of two of 128x128, the second
+// mostly empty, where they make two waves or more, or one over K of 512 or more (thirtieth
+// session, the 1x1 layers as conv2d calls, us, 128x128 against 128x192): ConvNeXt-T
+// 28x28x768->192 at N = 128 (784 tiles) 88.6 against 63.3, the dgrad of 28x28x192->768 78.8
+// against 62.6, MobileNetV2 56x56x24->144 116.4 against 106.0, 14x14x576->160 (196 tiles, K
+// 576) 22.2 against 18.2; at N = 32, 28x28x768->192 (196 tiles, K 768) 24.8 against 21.9. It
+// lost with one wave over a short K (28x28x32->192 at N = 32, 196 tiles: 8.96 against 9.50) and
+// with fewer tiles than SMs (7x7x960->160 at N = 128, 49 tiles: 11.2 against 12.4).
 int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo const& device) {
   const int sms = device.sms;
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
@@ -242,6 +250,9 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
     return tma_config_index(narrow_ping_pong ? "sm90_128x64x64_s6_pingpong" : "sm90_128x64x64_s8");
   }
   if (!d_vectorizes) return tma_config_index("sm90_128x128x64_s5_sw");  // in place of 128x128 and 128x256
+  const std::int64_t tiles_128x192 = ceil_div((long long)p.m, 128) * p.batch;
+  if (p.n > 128 && p.n <= 192 && (tiles_128x192 >= 2LL * sms || (tiles_128x192 >= sms && p.k >= 512)))
+    return tma_config_index("sm90_128x192x64_s4");
   // Costs in hundredths of a wave of 128x128 tiles; where stream-K would share 128x128's last
   // wave among all SMs, its waves count as a fraction.
   const bool balanced =

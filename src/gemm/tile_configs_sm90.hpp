@@ -43,6 +43,7 @@ struct TmaTileShape {
 // two blocks along M, B multicast; _sw: two store warps store each tile while the MMA
 // warpgroups go on; kernel_sm90_tma.hpp). Shared memory (persistent: the ring, then the
 // epilogue's staging): 128x256 holds four stages of 48 KiB and a 128x64 fp32 slice (224 KiB);
+// 128x192 four of 40 KiB and a 128x64 fp32 slice (192 KiB);
 // 128x128 five of 32 KiB and its whole 128x128 fp32 tile, or in ping-pong one 128x64 slice
 // per warpgroup (224 KiB); 128x64 (two warpgroups stacked, 64x64 each) and 64x128 (side by
 // side) eight of 24 KiB and their 8,192-float tile (224 KiB); 128x64 in ping-pong six of 24
@@ -50,6 +51,7 @@ struct TmaTileShape {
 // clang-format off
 inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
     {"sm90_128x256x64_s4",          128, 256, 64, 4, false, 1, 0},
+    {"sm90_128x192x64_s4",          128, 192, 64, 4, false, 1, 0},
     {"sm90_128x128x64_s5_pingpong", 128, 128, 64, 5, true,  1, 0},
     {"sm90_128x128x64_s5_c2",       128, 128, 64, 5, false, 2, 0},
     {"sm90_128x128x64_s5_sw",       128, 128, 64, 5, false, 1, 2},
@@ -59,6 +61,7 @@ inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
     {"sm90_64x128x64_s8",           64,  128, 64, 8, false, 1, 0},
 };
 using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>,
+                                 TmaTileShape<128, 192, 4>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kPingPong>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kCooperative, 2>,
                                  TmaTileShape<128, 128, 5, MmaSchedule::kCooperative, 1, 2>,

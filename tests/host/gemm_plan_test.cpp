@@ -304,6 +304,14 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(81920, 72, 256), kH100).config, "sm90_128x128x64_s5_pingpong");
   EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5_sw");  // D rows of 130 bytes
   EXPECT_EQ(plan_of(packed(1024, 16, 1024), kH100).config, "sm90_64x128x64_s8");  // short K, few tiles
+  // N of 129 to 192: 128x192 where its tiles make two waves or more, or one over K of 512 or more
+  EXPECT_EQ(plan_of(packed(100352, 192, 768), kH100).config, "sm90_128x192x64_s4");  // 784 tiles
+  EXPECT_EQ(plan_of(packed(33792, 136, 64), kH100).config, "sm90_128x192x64_s4");    // 264 tiles
+  EXPECT_EQ(plan_of(packed(25088, 160, 576), kH100).config, "sm90_128x192x64_s4");   // 196 tiles, K 576
+  EXPECT_EQ(plan_of(packed(25088, 192, 32), kH100).config, "sm90_128x128x64_s5");    // 196 tiles, K 32
+  EXPECT_EQ(plan_of(packed(6272, 160, 960), kH100).config, "sm90_128x128x64_s5");    // 49 tiles
+  EXPECT_EQ(plan_of(packed(100352, 200, 768), kH100).config, "sm90_128x128x64_s5_pingpong");
+  EXPECT_EQ(plan_of(packed(100352, 181, 768), kH100).config, "sm90_128x128x64_s5_sw");  // D rows of 724 bytes
   // 64x128 where its tiles make one wave and K is below 4096; 128x128 where they would not.
   EXPECT_EQ(plan_of(packed(1568, 512, 2048), kH100).config, "sm90_64x128x64_s8");   // 104 tiles of 64x128
   EXPECT_EQ(plan_of(packed(6272, 256, 1024), kH100).config, "sm90_128x128x64_s5");  // 196 of 64x128

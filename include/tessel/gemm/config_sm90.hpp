@@ -105,8 +105,8 @@ struct GemmConfigSm90 {
   static constexpr int kAccumulators = kWgMBlocks * kWgTileN / 2;  // fp32 registers per thread
   static_assert(TileM == 64 || TileM == 128, "GemmConfigSm90: TileM is 64 or 128 (one or two warpgroups of 64 rows)");
   static_assert(kAccumulators <= 128, "GemmConfigSm90: at most 128 accumulators a thread");
-  static_assert(kWgTileN == 64 || kWgTileN == 128 || kWgTileN == 256,
-                "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64, 128 or 256");
+  static_assert(kWgTileN == 64 || kWgTileN == 128 || kWgTileN == 192 || kWgTileN == 256,
+                "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64, 128, 192 or 256");
   static_assert(TileK == 32 || TileK == 64, "GemmConfigSm90: TileK must be 32 or 64 (64- or 128-byte swizzled rows)");
   static_assert(MmaInFlight == 0 || MmaInFlight == 1, "GemmConfigSm90: 0 or 1 wgmma groups in flight");
   static_assert(Stages >= 2 + MmaInFlight && Stages <= 8,

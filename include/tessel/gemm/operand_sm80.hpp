@@ -18,6 +18,8 @@
 // 16-byte chunk), so the mainloop is the same whatever the access.
 #pragma once
 
+#include <numeric>
+
 #include "tessel/arch/numeric_types.hpp"
 #include "tessel/atom/copy_traits_sm80.hpp"
 #include "tessel/atom/copy_traits_universal.hpp"
@@ -55,8 +57,9 @@ struct OperandSm80 {
                 "OperandSm80: a stage must be whole swizzle atoms, so that stages differ by a pointer offset");
 
   // ---- global -> shared: each thread moves Access contiguous elements per atom; the threads
-  // are laid out contiguous-mode first, as many as the contiguous extent holds.
-  static constexpr int kThreadsAlong = kContiguous / Access < Threads ? kContiguous / Access : Threads;
+  // are laid out contiguous-mode first, as many as the contiguous extent holds and divide the
+  // threads (a 192-wide MN-major tile's 24 vectors a row: 8 threads, three vectors each).
+  static constexpr int kThreadsAlong = std::gcd(kContiguous / Access, Threads);
   static constexpr int kThreadsAcross = Threads / kThreadsAlong;
   static_assert(Threads % kThreadsAlong == 0,
                 "OperandSm80: the copy threads must form whole rows along the contiguous mode");

@@ -93,7 +93,7 @@ TESSEL_HOST_DEVICE inline void wgmma_fence_operands(float (&d)[N]) {
 #endif
 }
 
-// The asm operands of one wgmma: the accumulators (32, 64 or 128 registers), then the two
+// The asm operands of one wgmma: the accumulators (32, 64, 96 or 128 registers), then the two
 // descriptors, the accumulate flag and the two transposes, numbered after them.
 #define TESSEL_WGMMA_D0_31 \
     "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
@@ -116,6 +116,12 @@ TESSEL_HOST_DEVICE inline void wgmma_fence_operands(float (&d)[N]) {
     "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
     "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
     "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+#define TESSEL_WGMMA_D64_95 \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+#define TESSEL_WGMMA_R64_95 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
 #define TESSEL_WGMMA_R64_127 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 // SHAPE, TYPE: the instruction's; REGS: its accumulator list; S, A, B, TA, TB: the operand
 // numbers of the accumulate flag, the descriptors and the transposes.
@@ -130,7 +136,8 @@ TESSEL_HOST_DEVICE inline void wgmma_fence_operands(float (&d)[N]) {
 // TransA / TransB: the operand is MN-major in shared memory (false: K-major).
 template <int N, class Element, bool TransA, bool TransB>
 struct Wgmma64xNx16 {
-  static_assert(N == 64 || N == 128 || N == 256, "Wgmma64xNx16: N is 64, 128 or 256 (the instances tessel uses)");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256,
+                "Wgmma64xNx16: N is 64, 128, 192 or 256 (the instances tessel uses)");
   static_assert(std::is_same_v<Element, Half> || std::is_same_v<Element, BFloat16>,
                 "Wgmma64xNx16: f16 or bf16 inputs");
 
@@ -147,6 +154,12 @@ struct Wgmma64xNx16 {
     } else if constexpr (N == 256) {
       TESSEL_WGMMA("m64n256k16", "bf16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_127, "130", "128", "129",
                    "131", "132", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_127);
+    } else if constexpr (N == 192 && kHalf) {
+      TESSEL_WGMMA("m64n192k16", "f16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_95, "98", "96", "97", "99",
+                   "100", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_95);
+    } else if constexpr (N == 192) {
+      TESSEL_WGMMA("m64n192k16", "bf16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_95, "98", "96", "97",
+                   "99", "100", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_95);
     } else if constexpr (kHalf) {
       TESSEL_WGMMA("m64n128k16", "f16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63, "66", "64", "65", "67", "68",
                    TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63);
@@ -162,6 +175,8 @@ struct Wgmma64xNx16 {
 
 #undef TESSEL_WGMMA
 #undef TESSEL_WGMMA_R64_127
+#undef TESSEL_WGMMA_R64_95
+#undef TESSEL_WGMMA_D64_95
 #undef TESSEL_WGMMA_R32_63
 #undef TESSEL_WGMMA_R0_31
 #undef TESSEL_WGMMA_D64_127
