@@ -226,6 +226,13 @@ namespace {
 // (twenty-ninth session, tn, cooperative against ping-pong, us): 16x1605632x32 112.9 against
 // 104.0, 64x401408x64 36.8 against 33.6, 24x401408x96 40.7 against 39.6. With N above 64 the
 // 128x64 ping-pong lost to 128x128 (144x401408x24 156.2 against 145.3).
+// Where N is at most 32, 256x64 tiles (two warpgroups of 128 rows) where they make two waves
+// or more over at most 16 K tiles: half the tiles, so half the per-tile chain of barriers and
+// epilogue that bounds these GEMMs, and one B stage for 256 rows (thirtieth session, tn/nn,
+// 256x64 against 128x64 in ping-pong, us): tn 16x1605632x32 93.8 against 107.2, 24x401408x144
+// 46.8 against 60.3, 16x401408x96 36.1 against 45.5, 32x100352x144 18.1 against 19.3,
+// 32x100352x192 19.2 against 19.1; nn 16x1605632x96 130.3 against 191.3, 24x401408x144 72.7
+// against 114.9. With N = 64 it lost (64x401408x64 37.8 against 36.1) or tied (64x401408x576).
 // N of 129 to 192 takes one column of 128x192 tiles instead of two of 128x128, the second
 // mostly empty, where they make two waves or more, or one over K of 512 or more (thirtieth
 // session, the 1x1 layers as conv2d calls, us, 128x128 against 128x192): ConvNeXt-T
@@ -246,6 +253,9 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
   if (short_k || few_tiles) return tma_config_index("sm90_64x128x64_s8");
   const long long k_tiles = ceil_div((long long)p.k, 64LL);
   if (p.n <= 64) {
+    const std::int64_t tiles_256x64 = ceil_div((long long)p.m, 256) * p.batch;
+    if (p.n <= 32 && d_vectorizes && tiles_256x64 >= 2LL * sms && k_tiles <= 16)
+      return tma_config_index("sm90_256x64x64_s4");
     const bool narrow_ping_pong = tiles_128x128 >= 2LL * sms && k_tiles <= 16;
     return tma_config_index(narrow_ping_pong ? "sm90_128x64x64_s6_pingpong" : "sm90_128x64x64_s8");
   }

@@ -47,7 +47,8 @@ struct TmaTileShape {
 // 128x128 five of 32 KiB and its whole 128x128 fp32 tile, or in ping-pong one 128x64 slice
 // per warpgroup (224 KiB); 128x64 (two warpgroups stacked, 64x64 each) and 64x128 (side by
 // side) eight of 24 KiB and their 8,192-float tile (224 KiB); 128x64 in ping-pong six of 24
-// KiB and a 128x64 slice per warpgroup (208 KiB).
+// KiB and a 128x64 slice per warpgroup (208 KiB); 256x64 (two warpgroups of 128 rows) four
+// of 40 KiB and its 16,384-float tile (224 KiB).
 // clang-format off
 inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
     {"sm90_128x256x64_s4",          128, 256, 64, 4, false, 1, 0},
@@ -58,6 +59,7 @@ inline constexpr TmaTileConfigInfo kTmaTileConfigs[] = {
     {"sm90_128x128x64_s5",          128, 128, 64, 5, false, 1, 0},
     {"sm90_128x64x64_s8",           128, 64,  64, 8, false, 1, 0},
     {"sm90_128x64x64_s6_pingpong",  128, 64,  64, 6, true,  1, 0},
+    {"sm90_256x64x64_s4",           256, 64,  64, 4, false, 1, 0},
     {"sm90_64x128x64_s8",           64,  128, 64, 8, false, 1, 0},
 };
 using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>,
@@ -68,6 +70,7 @@ using TmaTileShapes = std::tuple<TmaTileShape<128, 256, 4>,
                                  TmaTileShape<128, 128, 5>,
                                  TmaTileShape<128, 64, 8>,
                                  TmaTileShape<128, 64, 6, MmaSchedule::kPingPong>,
+                                 TmaTileShape<256, 64, 4>,
                                  TmaTileShape<64, 128, 8>>;
 // clang-format on
 inline constexpr int kNumTmaTileConfigs = int(std::size(kTmaTileConfigs));

@@ -297,13 +297,19 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(narrow.variant, "tma+splitk4");
   // in ping-pong where every SM gets two tiles or more and K is at most 16 K tiles
   EXPECT_EQ(plan_of(packed(81920, 64, 256), kH100).config, "sm90_128x64x64_s6_pingpong");  // 640 tiles, 4 K tiles
-  EXPECT_EQ(plan_of(packed(81920, 16, 32), kH100).config, "sm90_128x64x64_s6_pingpong");   // one K tile
+  EXPECT_EQ(plan_of(packed(81920, 33, 32), kH100).config, "sm90_128x64x64_s6_pingpong");   // one K tile
   EXPECT_EQ(plan_of(packed(81920, 64, 1088), kH100).config, "sm90_128x64x64_s8");          // 17 K tiles
   EXPECT_EQ(plan_of(packed(33792, 64, 256), kH100).config, "sm90_128x64x64_s6_pingpong");  // 264 tiles: 2 an SM
   EXPECT_EQ(plan_of(packed(33664, 64, 256), kH100).config, "sm90_128x64x64_s8");           // 263 tiles
   EXPECT_EQ(plan_of(packed(81920, 72, 256), kH100).config, "sm90_128x128x64_s5_pingpong");
   EXPECT_EQ(plan_of(packed(81920, 65, 256), kH100).config, "sm90_128x128x64_s5_sw");  // D rows of 130 bytes
   EXPECT_EQ(plan_of(packed(1024, 16, 1024), kH100).config, "sm90_64x128x64_s8");  // short K, few tiles
+  // N at most 32: 256x64 where its tiles make two waves or more over at most 16 K tiles
+  EXPECT_EQ(plan_of(packed(81920, 16, 32), kH100).config, "sm90_256x64x64_s4");           // 320 tiles of 256x64
+  EXPECT_EQ(plan_of(packed(67584, 32, 1024), kH100).config, "sm90_256x64x64_s4");         // 264 tiles, 16 K tiles
+  EXPECT_EQ(plan_of(packed(67328, 32, 144), kH100).config, "sm90_128x64x64_s6_pingpong");  // 263 tiles
+  EXPECT_EQ(plan_of(packed(81920, 32, 1088), kH100).config, "sm90_128x64x64_s8");          // 17 K tiles
+  EXPECT_EQ(plan_of(packed(81920, 18, 144), kH100).config, "sm90_128x64x64_s6_pingpong");  // D rows of 72 bytes
   // N of 129 to 192: 128x192 where its tiles make two waves or more, or one over K of 512 or more
   EXPECT_EQ(plan_of(packed(100352, 192, 768), kH100).config, "sm90_128x192x64_s4");  // 784 tiles
   EXPECT_EQ(plan_of(packed(33792, 136, 64), kH100).config, "sm90_128x192x64_s4");    // 264 tiles

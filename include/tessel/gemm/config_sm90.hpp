@@ -6,6 +6,7 @@
 //   GemmConfigSm90<128, 128, 32, 6>    128x128 tile, K-tile 32, 6 stages; warpgroups 2x1 (64x128 each)
 //   GemmConfigSm90<64, 128, 32, 6>     warpgroups 1x2 (64x64 each)
 //   GemmConfigSm90<128, 256, 64, 4>    warpgroups 2x1 (64x256 each: 128 fp32 accumulators a thread)
+//   GemmConfigSm90<256, 64, 64, 4>     warpgroups 2x1 (128x64 each: two 64-row blocks)
 //
 // The ring's swizzle atoms are wgmma's canonical layouts, so each warpgroup's operand tile is
 // one matrix descriptor per 16-wide k-step (GmmaOperand below; tests/host/gemm_sm90_config_test
@@ -94,16 +95,19 @@ struct GemmConfigSm90 {
   // go on to the next tile's mainloop (kernel_sm90_tma.hpp).
   static constexpr int kStoreWarps = StoreWarps;
 
-  // ---- two warpgroups. Cooperative: stacked along M for a 128-row tile, side by side along N
-  // for 64 rows. Ping-pong: each the whole tile, as kWgMBlocks blocks of 64 rows.
+  // ---- two warpgroups. Cooperative: stacked along M for 128 or 256 rows (64 or 128 each),
+  // side by side along N for 64 rows. Ping-pong: each the whole tile. A warpgroup's rows are
+  // kWgMBlocks blocks of 64, one wgmma each.
   static constexpr MmaSchedule kSchedule = Schedule;
   static constexpr bool kPingPong = Schedule == MmaSchedule::kPingPong;
   static constexpr int kThreads = 256;
-  static constexpr int kWarpGroupsM = kPingPong ? 1 : TileM / 64, kWarpGroupsN = kPingPong ? 1 : 2 / kWarpGroupsM;
-  static constexpr int kWgMBlocks = kPingPong ? TileM / 64 : 1;  // 64-row blocks per warpgroup
+  static constexpr int kWarpGroupsM = kPingPong || TileM == 64 ? 1 : 2;
+  static constexpr int kWarpGroupsN = kPingPong ? 1 : 2 / kWarpGroupsM;
+  static constexpr int kWgMBlocks = TileM / (64 * kWarpGroupsM);  // 64-row blocks per warpgroup
   static constexpr int kWgTileN = TileN / kWarpGroupsN;  // each warpgroup: (64 * kWgMBlocks) x kWgTileN
   static constexpr int kAccumulators = kWgMBlocks * kWgTileN / 2;  // fp32 registers per thread
-  static_assert(TileM == 64 || TileM == 128, "GemmConfigSm90: TileM is 64 or 128 (one or two warpgroups of 64 rows)");
+  static_assert(TileM == 64 || TileM == 128 || (TileM == 256 && !kPingPong),
+                "GemmConfigSm90: TileM is 64 or 128 (one or two warpgroups of 64 rows), or 256 cooperative");
   static_assert(kAccumulators <= 128, "GemmConfigSm90: at most 128 accumulators a thread");
   static_assert(kWgTileN == 64 || kWgTileN == 128 || kWgTileN == 192 || kWgTileN == 256,
                 "GemmConfigSm90: each warpgroup's N (TileN, or TileN / 2 with TileM 64) must be 64, 128, 192 or 256");
