@@ -107,22 +107,18 @@ TESSEL_HOST_DEVICE inline void wgmma_fence_operands(float (&d)[N]) {
     "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
 #define TESSEL_WGMMA_R0_31 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define TESSEL_WGMMA_R32_63 ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define TESSEL_WGMMA_D64_127 \
-    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 #define TESSEL_WGMMA_D64_95 \
     "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
     "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
     "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
     "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+#define TESSEL_WGMMA_D96_127 \
+    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 #define TESSEL_WGMMA_R64_95 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
-#define TESSEL_WGMMA_R64_127 ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define TESSEL_WGMMA_R96_127 ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 // SHAPE, TYPE: the instruction's; REGS: its accumulator list; S, A, B, TA, TB: the operand
 // numbers of the accumulate flag, the descriptors and the transposes.
 #define TESSEL_WGMMA(SHAPE, TYPE, REGS, S, A, B, TA, TB, ...)                                     \
@@ -149,11 +145,13 @@ struct Wgmma64xNx16 {
     } else if constexpr (N == 64) {
       TESSEL_WGMMA("m64n64k16", "bf16", TESSEL_WGMMA_R0_31, "34", "32", "33", "35", "36", TESSEL_WGMMA_D0_31);
     } else if constexpr (N == 256 && kHalf) {
-      TESSEL_WGMMA("m64n256k16", "f16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_127, "130", "128", "129",
-                   "131", "132", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_127);
+      TESSEL_WGMMA("m64n256k16", "f16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_95 TESSEL_WGMMA_R96_127,
+                   "130", "128", "129", "131", "132", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_95,
+                   TESSEL_WGMMA_D96_127);
     } else if constexpr (N == 256) {
-      TESSEL_WGMMA("m64n256k16", "bf16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_127, "130", "128", "129",
-                   "131", "132", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_127);
+      TESSEL_WGMMA("m64n256k16", "bf16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_95 TESSEL_WGMMA_R96_127,
+                   "130", "128", "129", "131", "132", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_95,
+                   TESSEL_WGMMA_D96_127);
     } else if constexpr (N == 192 && kHalf) {
       TESSEL_WGMMA("m64n192k16", "f16", TESSEL_WGMMA_R0_31 TESSEL_WGMMA_R32_63 TESSEL_WGMMA_R64_95, "98", "96", "97", "99",
                    "100", TESSEL_WGMMA_D0_31, TESSEL_WGMMA_D32_63, TESSEL_WGMMA_D64_95);
@@ -174,12 +172,12 @@ struct Wgmma64xNx16 {
 };
 
 #undef TESSEL_WGMMA
-#undef TESSEL_WGMMA_R64_127
+#undef TESSEL_WGMMA_R96_127
 #undef TESSEL_WGMMA_R64_95
-#undef TESSEL_WGMMA_D64_95
 #undef TESSEL_WGMMA_R32_63
 #undef TESSEL_WGMMA_R0_31
-#undef TESSEL_WGMMA_D64_127
+#undef TESSEL_WGMMA_D96_127
+#undef TESSEL_WGMMA_D64_95
 #undef TESSEL_WGMMA_D32_63
 #undef TESSEL_WGMMA_D0_31
 
