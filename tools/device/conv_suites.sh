@@ -14,6 +14,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
+[[ -x $B/tools/prof/tessel-prof ]] || { echo "${0##*/}: no tessel-prof in $B (set BUILD_DIR to the build folder)" >&2; exit 1; }
 mkdir -p "$OUT"
 csv="$OUT/conv-suites.csv"
 : >"$csv"
