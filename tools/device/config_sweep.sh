@@ -9,7 +9,7 @@ set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
 PROF="$B/tools/prof/tessel-prof"
-[[ -x $B/tools/prof/tessel-prof ]] || { echo "${0##*/}: no tessel-prof in $B (set BUILD_DIR to the build folder)" >&2; exit 1; }
+[[ -x $PROF ]] || { echo "${0##*/}: no tessel-prof in $B (set BUILD_DIR to the build folder)" >&2; exit 1; }
 CONFIGS=${CONFIGS:-auto}
 SHAPES=${SHAPES:-4096x4096x4096}
 mkdir -p "$OUT"
