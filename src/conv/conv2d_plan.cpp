@@ -88,7 +88,20 @@ void finish(ConvGemm& g, int sms) {
       ceil_div((long long)g.m, g.tile.m) * ceil_div((long long)g.n, g.tile.n) * g.split.splits * g.groups;
   g.tile.persistent =
       std::min<long long>(k_tiles, g.split.k_tiles_per_split) <= sm80::kConvPersistentMaxKTiles && items > 2LL * sms;
+  if (g.tile.m == sm80::kConvWideTile) g.tile.persistent = true;  // 256x64 is instantiated persistent only
   g.tile.deep = !g.tile.persistent && !g.tile.small() && items <= sms;
+}
+
+// 256x64 persistent tiles (two warpgroups of 128 rows, one block an SM) for 64-filter TMA
+// layers: cuDNN runs ResNet-50's 56x56x64 3x3 so, where 128x64 tiles two blocks an SM kept the
+// tensor pipe at 33% against its 60%. They measured faster from 98 of them (three quarters of a
+// wave on 132 SMs) up: 56x56x64 3x3 at N = 128, 1568 tiles, 98.4 -> 82.3 us fprop, 102.2 ->
+// 83.4 us dgrad; at N = 8, 98 tiles, 9.89 -> 9.62 and 10.36 -> 9.70 us (docs/PERFORMANCE.md,
+// thirty-first session). Fewer went unmeasured and keep 128x64. `pixels` are the launch's rows
+// (dgrad: all of dX's, its phases one launch).
+bool wide_tile(const sm80::ConvTile& t, long long pixels, int groups, int sms) {
+  if (!t.wgmma || t.n != sm80::kConvSmallTile) return false;
+  return 10 * ceil_div(pixels, (long long)sm80::kConvWideTile) * groups >= 7LL * sms;
 }
 
 // DgradPlan::one_launch: the phases' GEMMs as the batches of one TMA launch, where they allow it.
@@ -391,11 +404,14 @@ FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
   // On the wgmma kernels, layers of at least 64 channels (a group) take the TMA kernel when the
   // engine can describe them; its K runs over whole 64-channel tiles of each tap. Groups are
   // its batches, all in one launch: at most 65535 grid layers of groups and K splits (64 at most).
+  if (wide_tile(g.tile, g.m, kp.groups, device.sms)) g.tile.m = sm80::kConvWideTile;
   if (g.tile.wgmma && device.tma_encoder && cg >= sm80::kConvTileKTma && kp.groups <= 65535 / 64 &&
       sm90::plan_fprop_tma(kp, operands_aligned, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
     g.tile.tma = true;
     g.tile.k = sm80::kConvTileKTma;
     g.k = g.tma.gemm_k;
+  } else {
+    g.tile.m = sm80::kConvTile;  // the cp.async kernels' tile
   }
   finish(g, device.sms);
   return plan;
@@ -448,11 +464,14 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
       // On the wgmma kernels, phases whose dY has 64 or more channels (a group) take the TMA
       // kernel when the engine can describe them: A is the phase's im2col over dY, its K whole
       // 64-filter tiles per tap; groups are the batches of the phase's launch (as fprop's).
+      if (wide_tile(g.tile, (long long)pb.n * pb.h * pb.w, pb.groups, device.sms)) g.tile.m = sm80::kConvWideTile;
       if (g.tile.wgmma && device.tma_encoder && taps > 0 && kg >= sm80::kConvTileKTma && pb.groups <= 65535 / 64 &&
           sm90::plan_dgrad_tma(plan.filter, phase, !plan.narrow, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
         g.tile.tma = true;
         g.tile.k = sm80::kConvTileKTma;
         g.k = g.tma.gemm_k;
+      } else {
+        g.tile.m = sm80::kConvTile;  // the cp.async kernels' tile
       }
       finish(g, device.sms);
       plan.workspace_bytes = std::max(plan.workspace_bytes, g.workspace_bytes());

@@ -46,12 +46,15 @@ inline constexpr int kConvTileKTma = 64;
 inline constexpr int kConvDeepStages = 7;
 template <int TileN, bool Persistent, bool Deep>
 inline constexpr int kConvStagesTma = Deep ? kConvDeepStages : TileN == kConvTile && !Persistent ? 3 : 4;
-template <class Element, int TileN = kConvTile, bool Persistent = false, bool Deep = false>
-using FpropConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, kConvStagesTma<TileN, Persistent, Deep>,
+// TileM = 256 (kConvWideTile, with TileN = 64, persistent): two warpgroups of 128 rows, four
+// stages of 40 KiB and the epilogue's 256x64 fp32 tile (224 KiB).
+inline constexpr int kConvWideTile = 256;
+template <class Element, int TileN = kConvTile, bool Persistent = false, bool Deep = false, int TileM = kConvTile>
+using FpropConfigTma = GemmConfigSm90<TileM, TileN, kConvTileKTma, kConvStagesTma<TileN, Persistent, Deep>,
                                       Element, Major::kK, Major::kK>;
 // dgrad on the TMA kernel (conv/dgrad_operand_sm90.hpp): the same tiles, B MN-major as boxes.
-template <class Element, int TileN = kConvTile, bool Persistent = false, bool Deep = false>
-using DgradConfigTma = GemmConfigSm90<kConvTile, TileN, kConvTileKTma, kConvStagesTma<TileN, Persistent, Deep>,
+template <class Element, int TileN = kConvTile, bool Persistent = false, bool Deep = false, int TileM = kConvTile>
+using DgradConfigTma = GemmConfigSm90<TileM, TileN, kConvTileKTma, kConvStagesTma<TileN, Persistent, Deep>,
                                       Element, Major::kK, Major::kMN, 1, GmmaLayout::kRing, GmmaLayout::kMnBoxes>;
 // wgrad on the TMA kernel (conv/wgrad_operand_sm90.hpp): both operands MN-major as boxes,
 // 128 columns of dW a tile (two column blocks of 64), three stages of 128x128 (four of 64x128),

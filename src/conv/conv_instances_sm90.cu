@@ -5,32 +5,41 @@
 namespace tessel::sm90 {
 namespace {
 
-template <class Element, int TileN, bool Persistent, bool Deep>
-using FpropConfig = sm80::FpropConfigTma<Element, TileN, Persistent, Deep>;
-template <class Element, int TileN, bool Persistent, bool Deep>
-using DgradConfig = sm80::DgradConfigTma<Element, TileN, Persistent, Deep>;
+template <class Element, int TileN, bool Persistent, bool Deep, int TileM>
+using FpropConfig = sm80::FpropConfigTma<Element, TileN, Persistent, Deep, TileM>;
+template <class Element, int TileN, bool Persistent, bool Deep, int TileM>
+using DgradConfig = sm80::DgradConfigTma<Element, TileN, Persistent, Deep, TileM>;
 
 #if defined(TESSEL_HAS_SM90A)
 
-template <template <class, int, bool, bool> class Config, class Element, class ASource, class BSource>
+template <template <class, int, bool, bool, int> class Config, class Element, class ASource, class BSource>
 cudaError_t run(sm80::ConvTile tile, GemmParams const& p, int batches, ASource const& a, BSource const& b,
                 cudaStream_t stream) {
-  using sm80::kConvSmallTile, sm80::kConvTile;
+  using sm80::kConvSmallTile, sm80::kConvTile, sm80::kConvWideTile;
   if (tile.deep && (tile.persistent || tile.small())) return cudaErrorInvalidValue;  // planned: conv2d_plan.cpp
+  if (tile.m == kConvWideTile) {  // 256x64, persistent only
+    if (!tile.persistent || tile.n != kConvSmallTile) return cudaErrorInvalidValue;
+    return launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true, false, kConvWideTile>, true>(p, batches, stream,
+                                                                                                     a, b);
+  }
   if (tile.persistent) {
     return tile.small()
-               ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true, false>, true>(p, batches, stream, a, b)
-               : launch_gemm_sm90_tma<Config<Element, kConvTile, true, false>, true>(p, batches, stream, a, b);
+               ? launch_gemm_sm90_tma<Config<Element, kConvSmallTile, true, false, kConvTile>, true>(p, batches, stream,
+                                                                                                    a, b)
+               : launch_gemm_sm90_tma<Config<Element, kConvTile, true, false, kConvTile>, true>(p, batches, stream, a, b);
   }
-  if (tile.deep) return launch_gemm_sm90_tma<Config<Element, kConvTile, false, true>, false>(p, batches, stream, a, b);
+  if (tile.deep) {
+    return launch_gemm_sm90_tma<Config<Element, kConvTile, false, true, kConvTile>, false>(p, batches, stream, a, b);
+  }
   if (tile.small()) {
-    return launch_gemm_sm90_tma<Config<Element, kConvSmallTile, false, false>, false>(p, batches, stream, a, b);
+    return launch_gemm_sm90_tma<Config<Element, kConvSmallTile, false, false, kConvTile>, false>(p, batches, stream, a,
+                                                                                                b);
   }
-  return launch_gemm_sm90_tma<Config<Element, kConvTile, false, false>, false>(p, batches, stream, a, b);
+  return launch_gemm_sm90_tma<Config<Element, kConvTile, false, false, kConvTile>, false>(p, batches, stream, a, b);
 }
 #endif
 
-template <template <class, int, bool, bool> class Config, class ASource, class BSource>
+template <template <class, int, bool, bool, int> class Config, class ASource, class BSource>
 cudaError_t run(DataType input, sm80::ConvTile tile, GemmParams const& p, int batches, ASource const& a,
                 BSource const& b, cudaStream_t stream) {
 #if defined(TESSEL_HAS_SM90A)

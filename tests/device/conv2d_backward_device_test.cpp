@@ -677,6 +677,26 @@ TEST(Conv2dDgrad, TmaKernelDeepRing) {
   EXPECT_EQ(ran, 12);
   if (deep_device) EXPECT_GT(one_launch, 0) << "no deep plan of every phase in one launch";
 }
+// 64-channel dX of many tiles runs on persistent 256x64 tiles (conv2d_plan.cpp's wide_tile):
+// 40 channels (a partial column block) of 72 filters (a K tile of 8) with the epilogue, and
+// stride 2, its four phases in one launch. On a device with the TMA kernel the plan must take them.
+TEST(Conv2dDgrad, TmaKernelWideTiles) {
+  const Case cases[] = {
+      {problem(4, 90, 90, 40, 72, 3, 3, 1, 1), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true, Activation::kReLU},
+      {problem(2, 120, 120, 64, 64, 3, 3, 1, 2), DataType::kBF16, DataType::kF32},
+  };
+  int seed = 480;
+  for (Case const& t : cases) {
+    if (DeviceInfo device; current_device("test", &device).ok() && device.wgmma() && device.tma_encoder) {
+      const conv_detail::DgradPlan plan = planned_dgrad(t.pb, device);
+      const conv_detail::ConvGemm& g = plan.one_launch ? plan.one_launch_gemm : plan.phases.at(0).gemm;
+      EXPECT_TRUE(g.tile.tma && g.tile.m == 256 && g.tile.persistent) << describe(t);
+      EXPECT_EQ(plan.one_launch, t.pb.stride_h == 2) << describe(t);
+    }
+    run_dgrad(t, seed++);
+    if (HasFailure()) return;
+  }
+}
 TEST(Conv2dDgrad, TmaKernelStemAndSplitK) {
   run_dgrad({problem(2, 30, 30, 3, 64, 7, 7, 3, 2)}, 450);  // space-to-depth: 4x4 taps of 64 filters
   // The padded 8-channel filter, 4 phases (space-to-depth's 2*2*24 is longer than 3*3*8).

@@ -392,6 +392,25 @@ TEST(Conv2dFprop, TmaKernelPersistentShortReductions) {
             Activation::kReLU},
            15);  // 3 K tiles, the last of 8 channels
 }
+// 64-filter layers of many tiles run on persistent 256x64 tiles (conv2d_plan.cpp's wide_tile):
+// a partial last tile of pixels, 72 channels (a K tile of 8), 40 filters (a partial column
+// block), the epilogue; stride 2 in true convolution. On a device with the TMA kernel the plan
+// must take them.
+TEST(Conv2dFprop, TmaKernelWideTiles) {
+  const Case cases[] = {
+      {problem(4, 90, 90, 72, 40, 3, 3, 1, 1), DataType::kF16, DataType::kF16, 1.0f, 0.5f, true, Activation::kReLU},
+      {problem(8, 120, 120, 64, 64, 3, 3, 1, 2, 1, 1, ConvMode::kConvolution), DataType::kBF16, DataType::kF32},
+  };
+  int seed = 470;
+  for (Case const& t : cases) {
+    if (DeviceInfo device; current_device("test", &device).ok() && device.wgmma() && device.tma_encoder) {
+      const conv_detail::ConvGemm g = planned_fprop(t.pb, device).gemm;
+      EXPECT_TRUE(g.tile.tma && g.tile.m == 256 && g.tile.persistent) << describe(t);
+    }
+    run_case(t, seed++);
+    if (HasFailure()) return;
+  }
+}
 // Tap offsets up to 127 run on the TMA kernel, larger ones on the cp.async kernels: both right.
 TEST(Conv2dFprop, TmaKernelLargeDilation) {
   for (int dilation : {127, 128}) {

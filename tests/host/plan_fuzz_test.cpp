@@ -93,7 +93,10 @@ void check_gemm(const conv_detail::ConvGemm& g, const DeviceInfo& device, const 
                 long long n, long long k_definition, int out_p, int out_q, bool wgrad = false) {
   EXPECT_EQ(g.m, m);
   EXPECT_EQ(g.n, n);
-  EXPECT_TRUE(g.tile.m == 64 || g.tile.m == 128) << g.tile.m;
+  // (256: fprop's and dgrad's 64-wide persistent TMA tiles)
+  EXPECT_TRUE(g.tile.m == 64 || g.tile.m == 128 ||
+              (g.tile.m == 256 && g.tile.n == 64 && g.tile.tma && g.tile.persistent && !wgrad))
+      << g.tile.m;
   EXPECT_TRUE(g.tile.n == 64 || g.tile.n == 128) << g.tile.n;
   EXPECT_TRUE(g.tile.k == 32 || g.tile.k == 64) << g.tile.k;
   if (g.tile.wgmma) EXPECT_TRUE(device.wgmma());
@@ -908,6 +911,46 @@ TEST(PlanFprop, OneWaveLayersRunDeepOnAnH100) {
   EXPECT_FALSE(split.tile.deep);
   EXPECT_FALSE(fprop(problem(28, 128, 1)).tile.deep);  // 196 tiles
   EXPECT_FALSE(dgrad(problem(7, 512, 1)).tile.deep);
+}
+
+// fprop's and dgrad's 64-filter TMA layers take persistent 256x64 tiles from 93 of them (7/10
+// of 132 SMs) up (conv2d_plan.cpp's wide_tile): dgrad counts all of dX's pixels, its phases
+// one launch; groups multiply the tiles; 65 filters (channels, for dgrad) keep 128x128.
+TEST(PlanFprop, SixtyFourFilterLayersOfManyTilesRunOnWideTiles) {
+  auto pointer = [](int i) { return reinterpret_cast<void*>(std::uintptr_t(i) << 36); };
+  auto fprop = [&](const Conv2dProblem& pb) {
+    Conv2dArguments args;
+    args.problem = pb, args.x = pointer(1), args.w = pointer(2), args.y = pointer(3);
+    return conv_detail::plan_fprop(args, DeviceInfo{}).gemm;
+  };
+  auto dgrad = [&](const Conv2dProblem& pb) {
+    Conv2dDgradArguments args;
+    args.problem = pb, args.dy = pointer(1), args.w = pointer(2), args.dx = pointer(3);
+    return conv_detail::plan_dgrad(args, DeviceInfo{});
+  };
+  for (const Conv2dProblem& pb : {Conv2dProblem{128, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1},
+                                  Conv2dProblem{1, 184, 129, 64, 64, 3, 3, 1, 1, 1, 1}}) {  // 93 tiles
+    for (const conv_detail::ConvGemm& g : {fprop(pb), dgrad(pb).phases.at(0).gemm}) {
+      EXPECT_TRUE(g.tile.tma && g.tile.persistent && !g.tile.deep) << pb.n;
+      EXPECT_EQ(g.tile.m, 256) << pb.n;
+      EXPECT_EQ(g.tile.n, 64) << pb.n;
+    }
+  }
+  const Conv2dProblem edge{1, 184, 128, 64, 64, 3, 3, 1, 1, 1, 1};  // 92 tiles
+  EXPECT_EQ(fprop(edge).tile.m, 128);
+  EXPECT_EQ(dgrad(edge).phases.at(0).gemm.tile.m, 128);
+  EXPECT_EQ(fprop(Conv2dProblem{128, 56, 56, 64, 65, 3, 3, 1, 1, 1, 1}).tile.m, 128);
+  EXPECT_EQ(dgrad(Conv2dProblem{128, 56, 56, 65, 64, 3, 3, 1, 1, 1, 1}).phases.at(0).gemm.tile.m, 128);
+  // Two groups of 64 channels and filters over 47 tiles each.
+  const conv_detail::ConvGemm grouped = fprop(Conv2dProblem{1, 94, 128, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, ConvMode::kCrossCorrelation, 2});
+  EXPECT_TRUE(grouped.tile.tma && grouped.tile.m == 256);
+  // The stem's dgrad runs as the stride-1 dgrad of its space-to-depth form (12 channels, padded
+  // to 16, over 112x112 dY of 64 filters).
+  const conv_detail::DgradPlan stem = dgrad(Conv2dProblem{32, 224, 224, 3, 64, 7, 7, 3, 3, 2, 2});
+  ASSERT_TRUE(stem.space_to_depth);
+  const conv_detail::DgradPlan s2d = dgrad(stem.space_to_depth_problem);
+  ASSERT_EQ(s2d.phases.size(), 1u);
+  EXPECT_TRUE(s2d.phases[0].gemm.tile.tma && s2d.phases[0].gemm.tile.m == 256);
 }
 
 // Depthwise wgrad on an H100 slides (depthwise_wgrad_slide_kernel) with the plans
