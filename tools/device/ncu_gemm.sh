@@ -5,6 +5,9 @@
 # activity, L2 and DRAM throughput, shared-memory wavefronts, registers, shared memory, grid
 # and cluster. The full report is written to $OUT/ncu-<shape>-<config>.txt.
 #   SHAPE=4096x4096x4096 CONFIG=sm90_128x128x64_s5 tools/device/ncu_gemm.sh [extra tessel-prof args]
+# CONV="tessel-prof conv2d options" profiles one conv layer instead, tessel's kernels and cuDNN's
+# (one plan) side by side, in every mode below; the report names take the options' words:
+#   CONV="--n 32 --h 14 --w 14 --c 256 --k 256 --r 3 --s 3 --pad 1 --mode dgrad" tools/device/ncu_gemm.sh
 # DETAIL=1 writes Nsight Compute's own sections instead (speed of light, memory workload, warp
 # state and scheduler statistics, occupancy, launch) to $OUT/ncu-detail-<shape>-<config>.txt,
 # for where a kernel stalls, and prints its headline lines. SOURCE=1 writes the warp-stall
@@ -18,15 +21,21 @@ B=${BUILD_DIR:-/tmp/tessel-build}
 [[ -x $B/tools/prof/tessel-prof ]] || { echo "${0##*/}: no tessel-prof in $B (set BUILD_DIR to the build folder)" >&2; exit 1; }
 SHAPE=${SHAPE:-4096x4096x4096}
 CONFIG=${CONFIG:-auto}
-IFS=x read -r m n k <<<"$SHAPE"
-args=(gemm --m "$m" --n "$n" --k "$k" --no-verify --warmup 0 --iterations 1 --repeats 1 "$@")
+if [[ -n ${CONV:-} ]]; then
+  read -ra conv <<<"$CONV"
+  args=(conv2d "${conv[@]}" --no-verify --warmup 0 --iterations 1 --repeats 1 --no-graph --cudnn-plans 1 "$@")
+  SHAPE=conv$(tr -d ' -' <<<"$CONV")  # the report names: "--n 32 --h 14 ..." -> convn32h14...
+else
+  IFS=x read -r m n k <<<"$SHAPE"
+  args=(gemm --m "$m" --n "$n" --k "$k" --no-verify --warmup 0 --iterations 1 --repeats 1 "$@")
+fi
 [[ $CONFIG != auto ]] && args+=(--config "$CONFIG")
 metrics=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,lts__t_bytes.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 metrics+=,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,launch__grid_size,launch__block_size
 metrics+=,launch__cluster_dim_x,launch__cluster_dim_y
-kernels='regex:gemm|nvjet|cutlass|xmma|reduce'
+kernels='regex:gemm|nvjet|cutlass|xmma|reduce|im2col|space_to_depth|depthwise'
 mkdir -p "$OUT"
 if [[ ${SOURCE:-0} == 1 ]]; then
   report="$OUT/ncu-source-$SHAPE-$CONFIG"
