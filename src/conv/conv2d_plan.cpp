@@ -97,8 +97,8 @@ void finish(ConvGemm& g, int sms) {
 // tensor pipe at 33% against its 60%. They measured faster from 98 of them (three quarters of a
 // wave on 132 SMs) up: 56x56x64 3x3 at N = 128, 1568 tiles, 98.4 -> 82.3 us fprop, 102.2 ->
 // 83.4 us dgrad; at N = 8, 98 tiles, 9.89 -> 9.62 and 10.36 -> 9.70 us (docs/PERFORMANCE.md,
-// thirty-first session). Fewer went unmeasured and keep 128x64. `pixels` are the launch's rows
-// (dgrad: all of dX's, its phases one launch).
+// thirty-first session). Fewer went unmeasured and keep 128x64. `pixels` are the rows of one
+// launch (dgrad's ungrouped phases: all of dX's).
 bool wide_tile(const sm80::ConvTile& t, long long pixels, int groups, int sms) {
   if (!t.wgmma || t.n != sm80::kConvSmallTile) return false;
   return 10 * ceil_div(pixels, (long long)sm80::kConvWideTile) * groups >= 7LL * sms;
@@ -464,7 +464,10 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
       // On the wgmma kernels, phases whose dY has 64 or more channels (a group) take the TMA
       // kernel when the engine can describe them: A is the phase's im2col over dY, its K whole
       // 64-filter tiles per tap; groups are the batches of the phase's launch (as fprop's).
-      if (wide_tile(g.tile, (long long)pb.n * pb.h * pb.w, pb.groups, device.sms)) g.tile.m = sm80::kConvWideTile;
+      // (ungrouped phases run in one launch, plan_dgrad_one_launch: their tiles count together)
+      const bool one_launch = pb.groups == 1 && phases_h * phases_w <= kDgradTmaMaxPhases;
+      if (wide_tile(g.tile, one_launch ? (long long)pb.n * pb.h * pb.w : g.m, pb.groups, device.sms))
+        g.tile.m = sm80::kConvWideTile;
       if (g.tile.wgmma && device.tma_encoder && taps > 0 && kg >= sm80::kConvTileKTma && pb.groups <= 65535 / 64 &&
           sm90::plan_dgrad_tma(plan.filter, phase, !plan.narrow, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
         g.tile.tma = true;

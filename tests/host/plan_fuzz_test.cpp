@@ -914,8 +914,9 @@ TEST(PlanFprop, OneWaveLayersRunDeepOnAnH100) {
 }
 
 // fprop's and dgrad's 64-filter TMA layers take persistent 256x64 tiles from 93 of them (7/10
-// of 132 SMs) up (conv2d_plan.cpp's wide_tile): dgrad counts all of dX's pixels, its phases
-// one launch; groups multiply the tiles; 65 filters (channels, for dgrad) keep 128x128.
+// of 132 SMs) up (conv2d_plan.cpp's wide_tile): ungrouped dgrad counts all of dX's pixels, its
+// phases one launch, grouped dgrad a phase's (a launch each); groups multiply the tiles; 65
+// filters (channels, for dgrad) keep 128x128.
 TEST(PlanFprop, SixtyFourFilterLayersOfManyTilesRunOnWideTiles) {
   auto pointer = [](int i) { return reinterpret_cast<void*>(std::uintptr_t(i) << 36); };
   auto fprop = [&](const Conv2dProblem& pb) {
@@ -944,6 +945,14 @@ TEST(PlanFprop, SixtyFourFilterLayersOfManyTilesRunOnWideTiles) {
   // Two groups of 64 channels and filters over 47 tiles each.
   const conv_detail::ConvGemm grouped = fprop(Conv2dProblem{1, 94, 128, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, ConvMode::kCrossCorrelation, 2});
   EXPECT_TRUE(grouped.tile.tma && grouped.tile.m == 256);
+  // Stride 2: 96 tiles of dX in all, one launch when ungrouped; grouped, 24 a phase's launch.
+  const conv_detail::DgradPlan one = dgrad(Conv2dProblem{1, 110, 220, 64, 64, 3, 3, 1, 1, 2, 2});
+  EXPECT_TRUE(one.one_launch && one.one_launch_gemm.tile.m == 256);
+  const conv_detail::DgradPlan phases =
+      dgrad(Conv2dProblem{1, 110, 110, 128, 128, 3, 3, 1, 1, 2, 2, 1, 1, ConvMode::kCrossCorrelation, 2});
+  ASSERT_EQ(phases.phases.size(), 4u);
+  EXPECT_FALSE(phases.one_launch);
+  for (const conv_detail::DgradPhasePlan& ph : phases.phases) EXPECT_TRUE(ph.gemm.tile.tma && ph.gemm.tile.m == 128);
   // The stem's dgrad runs as the stride-1 dgrad of its space-to-depth form (12 channels, padded
   // to 16, over 112x112 dY of 64 filters).
   const conv_detail::DgradPlan stem = dgrad(Conv2dProblem{32, 224, 224, 3, 64, 7, 7, 3, 3, 2, 2});
