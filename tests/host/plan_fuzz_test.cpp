@@ -943,7 +943,8 @@ TEST(PlanFprop, SixtyFourFilterLayersOfManyTilesRunOnWideTiles) {
   EXPECT_EQ(fprop(Conv2dProblem{128, 56, 56, 64, 65, 3, 3, 1, 1, 1, 1}).tile.m, 128);
   EXPECT_EQ(dgrad(Conv2dProblem{128, 56, 56, 65, 64, 3, 3, 1, 1, 1, 1}).phases.at(0).gemm.tile.m, 128);
   // Two groups of 64 channels and filters over 47 tiles each.
-  const conv_detail::ConvGemm grouped = fprop(Conv2dProblem{1, 94, 128, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, ConvMode::kCrossCorrelation, 2});
+  const conv_detail::ConvGemm grouped =
+      fprop(Conv2dProblem{1, 94, 128, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1, ConvMode::kCrossCorrelation, 2});
   EXPECT_TRUE(grouped.tile.tma && grouped.tile.m == 256);
   // Stride 2: 96 tiles of dX in all, one launch when ungrouped; grouped, 24 a phase's launch.
   const conv_detail::DgradPlan one = dgrad(Conv2dProblem{1, 110, 220, 64, 64, 3, 3, 1, 1, 2, 2});
