@@ -404,14 +404,13 @@ FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
   // On the wgmma kernels, layers of at least 64 channels (a group) take the TMA kernel when the
   // engine can describe them; its K runs over whole 64-channel tiles of each tap. Groups are
   // its batches, all in one launch: at most 65535 grid layers of groups and K splits (64 at most).
-  if (wide_tile(g.tile, g.m, kp.groups, device.sms)) g.tile.m = sm80::kConvWideTile;
+  const int tma_m = wide_tile(g.tile, g.m, kp.groups, device.sms) ? sm80::kConvWideTile : g.tile.m;
   if (g.tile.wgmma && device.tma_encoder && cg >= sm80::kConvTileKTma && kp.groups <= 65535 / 64 &&
-      sm90::plan_fprop_tma(kp, operands_aligned, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
+      sm90::plan_fprop_tma(kp, operands_aligned, tma_m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
     g.tile.tma = true;
+    g.tile.m = tma_m;
     g.tile.k = sm80::kConvTileKTma;
     g.k = g.tma.gemm_k;
-  } else {
-    g.tile.m = sm80::kConvTile;  // the cp.async kernels' tile
   }
   finish(g, device.sms);
   return plan;
@@ -466,15 +465,14 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
       // 64-filter tiles per tap; groups are the batches of the phase's launch (as fprop's).
       // (ungrouped phases run in one launch, plan_dgrad_one_launch: their tiles count together)
       const bool one_launch = pb.groups == 1 && phases_h * phases_w <= kDgradTmaMaxPhases;
-      if (wide_tile(g.tile, one_launch ? (long long)pb.n * pb.h * pb.w : g.m, pb.groups, device.sms))
-        g.tile.m = sm80::kConvWideTile;
+      const long long launch_pixels = one_launch ? (long long)pb.n * pb.h * pb.w : g.m;
+      const int tma_m = wide_tile(g.tile, launch_pixels, pb.groups, device.sms) ? sm80::kConvWideTile : g.tile.m;
       if (g.tile.wgmma && device.tma_encoder && taps > 0 && kg >= sm80::kConvTileKTma && pb.groups <= 65535 / 64 &&
-          sm90::plan_dgrad_tma(plan.filter, phase, !plan.narrow, g.tile.m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
+          sm90::plan_dgrad_tma(plan.filter, phase, !plan.narrow, tma_m, g.tile.n, sm80::kConvTileKTma, &g.tma)) {
         g.tile.tma = true;
+        g.tile.m = tma_m;
         g.tile.k = sm80::kConvTileKTma;
         g.k = g.tma.gemm_k;
-      } else {
-        g.tile.m = sm80::kConvTile;  // the cp.async kernels' tile
       }
       finish(g, device.sms);
       plan.workspace_bytes = std::max(plan.workspace_bytes, g.workspace_bytes());
