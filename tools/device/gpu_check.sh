@@ -6,6 +6,8 @@
 # tessel-prof command line after "prof-args". Example (the lent H100, googletest and the CLI11 /
 # nlohmann-json packages carried in .deps/):
 #   tools/device/gpu_check.sh test sanitize prof
+# To measure the same build in later calls without rebuilding, bring its executables back with
+# tools/device/build_bundle.sh (pack BUILD_DIR "$OUT" here, unpack in the next call).
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
