@@ -14,7 +14,10 @@
 # samples per SASS instruction of tessel's kernel as CSV instead ($OUT/ncu-source-<shape>-
 # <config>.csv: address, SASS, samples, instructions executed, samples per stall reason);
 # summed between landmarks (the last HGMMA's WARPGROUP.DEPBAR.LE gsb0, 0x0 ends the mainloop,
-# the producer's try-wait loops follow the epilogue) they say where the MMA warps spend a tile.
+# the producer's try-wait loops follow the epilogue) they say where the MMA warps spend a tile;
+# tools/device/ncu_source_summary.py, run on it here, prints the stall reasons, the busiest
+# instructions and the copies, wgmmas and barrier waits with how often each ran.
+# SOURCE_KERNEL (a regex, default gemm_kernel) picks another kernel, e.g. cuDNN's: xmma.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
@@ -38,12 +41,13 @@ metrics+=,launch__cluster_dim_x,launch__cluster_dim_y
 kernels='regex:gemm|nvjet|cutlass|xmma|reduce|im2col|space_to_depth|depthwise'
 mkdir -p "$OUT"
 if [[ ${SOURCE:-0} == 1 ]]; then
-  report="$OUT/ncu-source-$SHAPE-$CONFIG"
-  ncu --kernel-name regex:gemm_kernel --launch-count 1 --section SourceCounters --section WarpStateStats \
+  report="$OUT/ncu-source-$SHAPE-$CONFIG${SOURCE_KERNEL:+-$SOURCE_KERNEL}"
+  ncu --kernel-name "regex:${SOURCE_KERNEL:-gemm_kernel}" --launch-count 1 --section SourceCounters --section WarpStateStats \
     -o "$report" -f "$B/tools/prof/tessel-prof" "${args[@]}" >"$report.log" 2>&1 || { tail -5 "$report.log"; exit 1; }
   ncu -i "$report.ncu-rep" --page source --csv --print-source sass >"$report.csv"
   ncu -i "$report.ncu-rep" --page details >"$report.txt"
   grep -E "Warp Cycles Per Issued" "$report.txt"
+  python3 "$(dirname "$0")/ncu_source_summary.py" "$report.csv"
   exit 0
 fi
 if [[ ${DETAIL:-0} == 1 ]]; then

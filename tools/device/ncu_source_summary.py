@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Where a kernel's warps wait, from Nsight Compute's source page (SASS) as CSV:
+
+    ncu -i REPORT.ncu-rep --page source --csv --print-source sass > K.csv   (ncu_gemm.sh SOURCE=1)
+    tools/device/ncu_source_summary.py K.csv [--top N]
+
+Prints the stall samples by reason; the N instructions with the most samples (address, SASS,
+times executed, samples, their two main reasons); and the landmarks of a TMA + wgmma kernel
+(copies UTMALDG/UBLKCP, HGMMA, WARPGROUP waits, mbarrier waits and arrivals SYNCS (not
+their initializations), register moves USETMAXREG) with how often they ran, which says who issues what per K tile and block (e.g. an
+HGMMA run blocks x warps x K tiles times), and where the samples sit around them.
+"""
+import argparse
+import csv
+import re
+import sys
+
+LANDMARKS = re.compile(r"UTMALDG|UBLKCP|HGMMA|WARPGROUP|SYNCS|USETMAXREG|NANOSLEEP")
+
+
+def read(path):
+    rows = list(csv.reader(open(path, newline="")))
+    # The first row names the kernel; the second holds the column names.
+    header_at = next(i for i, r in enumerate(rows) if "Address" in r and "Source" in r)
+    header = rows[header_at]
+    data = [dict(zip(header, r)) for r in rows[header_at + 1:] if len(r) == len(header)]
+    kernel = rows[0][1] if header_at > 0 and len(rows[0]) > 1 else "?"
+    return kernel, header, data
+
+
+def number(v):
+    try:
+        return int(str(v).replace(",", "") or 0)
+    except ValueError:
+        return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("csv")
+    ap.add_argument("--top", type=int, default=15)
+    args = ap.parse_args()
+    kernel, header, data = read(args.csv)
+    reasons = [c for c in header if c.startswith("stall_") and "Not Issued" not in c]
+    samples = "Warp Stall Sampling (All Samples)"
+    total = sum(number(d[samples]) for d in data)
+    print(f"kernel: {kernel[:160]}")
+    print(f"{len(data)} instructions, {total} stall samples")
+    if total == 0:
+        sys.exit("no samples: was the report taken with --section SourceCounters?")
+    sums = {c: sum(number(d[c]) for d in data) for c in reasons}
+    for c, v in sorted(sums.items(), key=lambda kv: -kv[1])[:8]:
+        print(f"  {c[6:]:<20} {v:7d}  {100 * v / total:5.1f}%")
+
+    def line(d):
+        top = sorted(((number(d[c]), c[6:]) for c in reasons), reverse=True)[:2]
+        why = ", ".join(f"{c} {v}" for v, c in top if v)
+        return f"  {d['Address'][-6:]}  {d['Source'][:64]:<64} {number(d['Instructions Executed']):>8} {number(d[samples]):>6}  {why}"
+
+    print(f"\nthe {args.top} instructions with the most samples (address, SASS, executed, samples, reasons):")
+    for d in sorted(data, key=lambda d: -number(d[samples]))[: args.top]:
+        print(line(d))
+    print("\nlandmarks that ran (the instruction after a wait holds the samples of its spin):")
+    for i, d in enumerate(data):
+        if LANDMARKS.search(d["Source"]) and "SYNCS.EXCH" not in d["Source"] and number(d["Instructions Executed"]) > 0:
+            print(line(d))
+            nxt = data[i + 1] if i + 1 < len(data) else None
+            if "SYNCS.PHASECHK" in d["Source"] and nxt is not None and number(nxt[samples]) > 0:
+                print(line(nxt))
+
+
+if __name__ == "__main__":
+    main()
