@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Take a device machine's build home and bring it to the next machine, so that a later call
-# measures without rebuilding (a fresh machine builds tessel-prof and two test targets in
-# 230-430 s; unpacking takes seconds).
+# Carry a device machine's build to the next machine, so that a later call measures without
+# rebuilding (a fresh machine builds tessel-prof and two test targets in 230-430 s; unpacking
+# takes seconds).
 #   pack BUILD_DIR DEST [executables...]   libtessel and the executables (default: tessel-prof
 #       and every built tests/device/*_test) as DEST/bundle.tar.xz.aa, .ab, ...: xz parts of
 #       15 MiB, under the device tool's 16 MiB a file; with their absolute paths, which the
@@ -13,6 +13,7 @@
 #   here:    mkdir -p .bin && cp <files_at>/bundle.tar.xz.* .bin/    (carry: [".bin"])
 #   call 2:  tools/device/build_bundle.sh unpack .bin && /tmp/tessel-build/tools/prof/tessel-prof ...
 # The executables are the ones of call 1's tree: a change to the sources needs a new build.
+# The device tool returns at most 8 files from $OUT: the parts (2-3 for the default set) count.
 set -euo pipefail
 case "${1:-}" in
   pack)
