@@ -15,7 +15,7 @@
 # <config>.csv: address, SASS, samples, instructions executed, samples per stall reason);
 # summed between landmarks (the last HGMMA's WARPGROUP.DEPBAR.LE gsb0, 0x0 ends the mainloop,
 # the producer's try-wait loops follow the epilogue) they say where the MMA warps spend a tile;
-# tools/device/ncu_source_summary.py, run on it here, prints the stall reasons, the busiest
+# tools/sass/ncu_source_summary.py, run on it here, prints the stall reasons, the busiest
 # instructions and the copies, wgmmas and barrier waits with how often each ran.
 # SOURCE_KERNEL (a regex, default gemm_kernel) picks another kernel, e.g. cuDNN's: xmma.
 set -uo pipefail
@@ -47,7 +47,7 @@ if [[ ${SOURCE:-0} == 1 ]]; then
   ncu -i "$report.ncu-rep" --page source --csv --print-source sass >"$report.csv"
   ncu -i "$report.ncu-rep" --page details >"$report.txt"
   grep -E "Warp Cycles Per Issued" "$report.txt"
-  python3 "$(dirname "$0")/ncu_source_summary.py" "$report.csv"
+  python3 "$(dirname "$0")/../sass/ncu_source_summary.py" "$report.csv"
   exit 0
 fi
 if [[ ${DETAIL:-0} == 1 ]]; then

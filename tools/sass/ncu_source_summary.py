@@ -2,7 +2,7 @@
 """Where a kernel's warps wait, from Nsight Compute's source page (SASS) as CSV:
 
     ncu -i REPORT.ncu-rep --page source --csv --print-source sass > K.csv   (ncu_gemm.sh SOURCE=1)
-    tools/device/ncu_source_summary.py K.csv [--top N]
+    tools/sass/ncu_source_summary.py K.csv [--top N]
 
 Prints the stall samples by reason; the N instructions with the most samples (address, SASS,
 times executed, samples, their two main reasons); and the landmarks of a TMA + wgmma kernel
