@@ -65,12 +65,21 @@ bool plan_dgrad_tma(const Conv2dProblem& filter, const DgradPhase& phase, bool a
   maps.walk = make_conv_tma_geometry(phase.fprop, tile_k, phase.rows, phase.cols);
   const long long gemm_k = (long long)phase.taps_r * phase.taps_s * maps.walk.c_blocks * tile_k;
   if (gemm_k > 2147483647LL) return false;
-  // W as (C/G, R*S, K), boxes (64, 1, tile_k): 64 channels of tile_k filters at one tap.
-  maps.b = tiled_map<3>({std::uint64_t(filter.channels_per_group()), std::uint64_t(filter.r) * filter.s,
-                         std::uint64_t(filter.k)},
-                        {64, 1, std::uint32_t(tile_k)}, tile_k);
-  if (!tma_map_problem(maps.b).empty()) return false;
+  const std::uint64_t cg = std::uint64_t(filter.channels_per_group()), taps = std::uint64_t(filter.r) * filter.s;
   maps.b_dgrad = make_dgrad_filter_tma_geometry(filter, phase, tile_n, tile_k);
+  if (cg % 64 == 0) {
+    // W as (64 c, K, C/G/64, R*S), box (64, tile_k, tile_n/64, 1): a K tile's blocks of 64
+    // channels at one tap, block after block (strides: a filter, a block, a tap).
+    maps.b = tiled_map<4>({64, std::uint64_t(filter.k), cg / 64, taps},
+                          {64, std::uint32_t(tile_k), std::uint32_t(tile_n / 64), 1}, tile_k);
+    maps.b.strides[0] = taps * cg * kElementBytes, maps.b.strides[1] = 64 * kElementBytes;
+    maps.b.strides[2] = cg * kElementBytes;
+    maps.b_dgrad.one_box = true;
+  } else {
+    // W as (C/G, R*S, K), boxes (64, 1, tile_k): 64 channels of tile_k filters at one tap.
+    maps.b = tiled_map<3>({cg, taps, std::uint64_t(filter.k)}, {64, 1, std::uint32_t(tile_k)}, tile_k);
+  }
+  if (!tma_map_problem(maps.b).empty()) return false;
   maps.gemm_k = int(gemm_k);
   *out = maps;
   return true;

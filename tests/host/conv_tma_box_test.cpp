@@ -17,6 +17,7 @@
 #include "tessel/conv/dgrad_operand_sm90.hpp"
 #include "tessel/conv/fprop_operand_sm90.hpp"
 #include "tessel/conv/wgrad_operand_sm90.hpp"
+#include "conv/conv_tma_maps.hpp"
 #include "tessel/runtime/conv2d_problem_check.hpp"
 
 namespace tessel {
@@ -254,6 +255,81 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
       ASSERT_EQ(emulated[e], direct[e]) << "dX element " << e << " (c " << e % pb.c << ", pixel " << e / pb.c << ")";
     }
   }
+}
+
+// The box at `at` (innermost first) of the tiled map m over the 16-bit tensor `data`, element
+// by element, dim 0 fastest, as the engine writes it into shared memory before the swizzle;
+// zeros outside the map's dims.
+std::vector<int> tiled_box(const sm90::TmaMapParams& m, const std::vector<int>& data, const int (&at)[4]) {
+  std::size_t count = 1;
+  for (int d = 0; d < m.rank; ++d) count *= m.box[d];
+  std::vector<int> box(count, 0);
+  for (std::size_t e = 0; e < count; ++e) {
+    std::size_t rest = e, byte = 0;
+    bool inside = true;
+    for (int d = 0; d < m.rank; ++d) {
+      const long long x = at[d] + (long long)(rest % m.box[d]);
+      rest /= m.box[d];
+      inside = inside && x >= 0 && x < (long long)m.dims[d];
+      byte += std::size_t(x) * (d == 0 ? 2 : m.strides[d - 1]);
+    }
+    if (inside) box[e] = data[byte / 2];
+  }
+  return box;
+}
+
+// dgrad's filter loads (plan_dgrad_tma's map, dgrad_filter_load's coordinates) fill each K
+// tile's stage with W[k0.., r, s, c0..] in blocks of (64 c, TileK k), block i at element
+// i * 64 * TileK, zeros past K and past the group's channels: one 4-d box where C/G is a
+// multiple of 64, else a 3-d box a block. Tiles 64 to 256 wide, strides up to 3, groups.
+TEST(ConvTmaBoxes, DgradFilterLoadsFillTheStage) {
+  std::mt19937 rng(41);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  constexpr int kTileK = 64;
+  int one_box = 0, boxes = 0;
+  for (int i = 0; i < 120; ++i) {
+    const int tile_n = 64 << (i % 3);
+    const Conv2dProblem pb = random_problem(rng, 2, 9, 4, [&](Conv2dProblem& q) {
+      q.groups = i < 80 ? 1 : 2 + i % 2;
+      const int cg = i % 4 == 0 ? 8 * pick(1, 20) : 64 * pick(1, 3);
+      q.c = q.groups * cg, q.k = q.groups == 1 ? 8 * pick(1, 24) : q.groups * kTileK * pick(1, 2);
+    });
+    SCOPED_TRACE(describe(i, pb) + " groups " + std::to_string(pb.groups) + " tile_n " + std::to_string(tile_n));
+    const int cg = pb.channels_per_group();
+    std::vector<int> w(std::size_t(pb.k) * pb.r * pb.s * cg);
+    for (int& v : w) v = pick(-1000, 1000);
+    for (int ph = 0; ph < pb.stride_h; ++ph)
+      for (int pw = 0; pw < pb.stride_w; ++pw) {
+        const DgradPhase phase = make_dgrad_phase(pb, ph, pw);
+        if (phase.rows == 0 || phase.cols == 0 || phase.taps_r == 0 || phase.taps_s == 0) continue;
+        sm90::ConvTmaMaps maps;
+        ASSERT_TRUE(sm90::plan_dgrad_tma(pb, phase, true, 128, tile_n, kTileK, &maps)) << "phase " << ph << "," << pw;
+        const DgradFilterTmaGeometry& g = maps.b_dgrad;
+        ASSERT_EQ(g.one_box, cg % 64 == 0);
+        ASSERT_EQ(maps.b.rank, g.one_box ? 4 : 3);
+        (g.one_box ? one_box : boxes) += 1;
+        const int k_tiles = phase.taps_r * phase.taps_s * g.k_blocks;
+        for (int group = 0; group < pb.groups; ++group)
+          for (int c0 = 0; c0 < cg; c0 += tile_n)
+            for (int kt = 0; kt < k_tiles; ++kt) {
+              const DgradFilterBox b = dgrad_filter_box(g, c0, kt, group);
+              std::vector<int> stage;
+              for (int l = 0; l < dgrad_filter_loads(g); ++l) {
+                const std::vector<int> box = tiled_box(maps.b, w, dgrad_filter_load(g, b, l).coord);
+                stage.insert(stage.end(), box.begin(), box.end());
+              }
+              ASSERT_EQ(stage.size(), std::size_t(tile_n) * kTileK);
+              for (int e = 0; e < tile_n * kTileK; ++e) {
+                const int block = e / (64 * kTileK), k = b.k + e / 64 % kTileK, c = c0 + 64 * block + e % 64;
+                const int want = k < pb.k && c < cg ? w[((std::size_t(k) * pb.r + b.r) * pb.s + b.s) * cg + c] : 0;
+                ASSERT_EQ(stage[e], want) << "group " << group << ", c0 " << c0 << ", K tile " << kt << ": filter "
+                                          << k << ", channel " << c;
+              }
+            }
+      }
+  }
+  EXPECT_GT(one_box, 50);
+  EXPECT_GT(boxes, 10);
 }
 
 // wgrad (wgrad_operand_sm90.hpp): dW (K, R*S*C) from emulated boxes, K tile by K tile of 64

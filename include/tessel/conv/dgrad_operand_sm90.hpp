@@ -4,8 +4,14 @@
 //   A  (rows of the phase, R'*S'*K8)  fprop's im2col operand (ConvFpropTmaA) over dY (N, P, Q, K)
 //      with the phase's problem and grid; K8 = k_blocks * TileK
 //   B  (C, R'*S'*K8)  MN-major: for K tile t = (tap (t', u), k block), the filter's
-//      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 boxes of (64 c, 1, TileK k) of
-//      the 3-d (C/G, R*S, K) map: GmmaLayout::kMnBoxes (config_sm90.hpp)
+//      W[k0 .. k0+TileK, r(t'), s(u), c0 .. c0+TileN] as TileN/64 blocks of (64 c, TileK k),
+//      block i at stage byte i * 64 * TileK * 2: GmmaLayout::kMnBoxes (config_sm90.hpp). With
+//      C/G a multiple of 64 the map is 4-d, (64 c, K, C/G/64 blocks, R*S taps), and one box
+//      (64, TileK, TileN/64, 1) brings a K tile's blocks; else it is the 3-d (C/G, R*S, K) map
+//      and each block is a box (64, 1, TileK). The same bytes, one instruction where a 128-wide
+//      tile issued two: where dgrad's B loads had set the pace, ResNet-50's 14x14x256 3x3 ran
+//      26.3 -> 24.0 us at N = 32 and 60.5 -> 57.4 at N = 128 (docs/PERFORMANCE.md, thirty-third
+//      session).
 // Filters past K and channels past C/G read as zeros. Groups whose filters are whole K tiles
 // (K/G a multiple of TileK) are the batches of one launch per phase: group g reads dY's
 // channels and W's filters from g*K/G (K8 above is K/G rounded up) and writes dX's channels
@@ -31,8 +37,9 @@ struct DgradFilterTmaGeometry {
   int taps_s = 1;                                        // S'
   int filter_s = 1;                                      // S, so that tap (r, s) is r*S + s
   int k_blocks = 1, tile_k = 64;                         // K tiles per tap (of a group), filters per K tile
-  int boxes = 2;                                         // TileN / 64
+  int boxes = 2;                                         // TileN / 64: channel blocks a K tile
   int group_k = 0;                                       // filters a group: group g's from g*group_k
+  bool one_box = false;  // the 4-d map: a K tile's blocks in one box (conv/conv_tma_maps.cpp)
 };
 
 inline DgradFilterTmaGeometry make_dgrad_filter_tma_geometry(const Conv2dProblem& pb, const DgradPhase& phase,
@@ -54,6 +61,19 @@ TESSEL_HOST_DEVICE inline DgradFilterBox dgrad_filter_box(DgradFilterTmaGeometry
   return {c0, g.s_first + u * g.s_step, g.r_first + t * g.r_step, group * g.group_k + kb * g.tile_k};
 }
 
+// The loads of a K tile whose box 0 is b: one 4-d box (one_box), else `boxes` 3-d ones; load
+// i's coordinates in the map, innermost first, fill the stage from byte i * 64 * TileK * 2.
+TESSEL_HOST_DEVICE inline int dgrad_filter_loads(DgradFilterTmaGeometry const& g) { return g.one_box ? 1 : g.boxes; }
+struct DgradFilterLoad {
+  int coord[4];  // 4-d: (0, k, channel block, tap); 3-d: (c, tap, k, unused)
+};
+TESSEL_HOST_DEVICE inline DgradFilterLoad dgrad_filter_load(DgradFilterTmaGeometry const& g, DgradFilterBox const& b,
+                                                           int i) {
+  const int tap = b.r * g.filter_s + b.s;
+  if (g.one_box) return {{0, b.k, b.c / 64, tap}};
+  return {{b.c + 64 * i, tap, b.k, 0}};
+}
+
 struct ConvDgradFilterTmaB {
   CUtensorMap map;
   DgradFilterTmaGeometry g;
@@ -64,9 +84,14 @@ struct ConvDgradFilterTmaB {
     int c0, t, group;
     __device__ void load(void* stage, std::uint64_t* bar) {
       const DgradFilterBox b = dgrad_filter_box(g, c0, t++, group);
-      for (int i = 0; i < g.boxes; ++i) {
-        tma_load_3d(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c + 64 * i,
-                    b.r * g.filter_s + b.s, b.k, bar);
+      for (int i = 0; i < dgrad_filter_loads(g); ++i) {
+        const DgradFilterLoad l = dgrad_filter_load(g, b, i);
+        void* dst = static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2;
+        if (g.one_box) {
+          tma_load_4d(dst, map, l.coord[0], l.coord[1], l.coord[2], l.coord[3], bar);
+        } else {
+          tma_load_3d(dst, map, l.coord[0], l.coord[1], l.coord[2], bar);
+        }
       }
     }
   };

@@ -41,6 +41,20 @@ TESSEL_HOST_DEVICE inline void tma_load_3d(void* smem_dst, CUtensorMap const* ma
 #endif
 }
 
+// A 4-d tiled box (conv/dgrad_operand_sm90.hpp: a K tile's filter blocks as one box).
+TESSEL_HOST_DEVICE inline void tma_load_4d(void* smem_dst, CUtensorMap const* map, int c0, int c1, int c2, int c3,
+                                           std::uint64_t* bar) {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(detail::smem_address(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(detail::smem_address(bar))
+      : "memory");
+#else
+  arch_unsupported("cp.async.bulk.tensor is used on sm_90a only", smem_dst, map, c0, c1, c2, c3, bar);
+#endif
+}
+
 // The same box, written at smem_dst's offset into the shared memory of every block of the
 // cluster whose bit is set in cta_mask (bit r: rank r, cluster.hpp), and its bytes counted on
 // the mbarrier at bar's offset in each of them.
