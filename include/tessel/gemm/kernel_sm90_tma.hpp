@@ -60,6 +60,7 @@
 #include "stream_k.hpp"
 #include "tile_loader.hpp"
 #include "tessel/arch/sm90/cluster.hpp"
+#include "tessel/arch/sm90/grid_dependency.hpp"
 #include "tessel/arch/sm90/mbarrier.hpp"
 #include "tessel/arch/sm90/registers.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
@@ -191,6 +192,11 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   } else {
     __syncthreads();
   }
+  // Launched as a programmatic dependent (launch_gemm_sm90_tma): the kernel ahead in the stream
+  // may still run until here; global memory only after it. The next kernel's blocks may then
+  // take SMs as this grid's leave (they wait for its end before they touch memory).
+  grid_dependency_wait();
+  grid_dependency_launch();
 
   // Persistent: items = tiles * layers; item = z * tiles + x, with x the tile (rasterized) and
   // z = batch * splits + split, as the grid of the other form; the block's segments of them
@@ -394,19 +400,19 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
     }
     grid = dim3(unsigned(sk.schedule.blocks * kCluster), 1, 1);
   }
-  if constexpr (kCluster > 1) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid, config.blockDim = dim3(kTmaKernelThreads<Config>), config.dynamicSmemBytes = kSmem;
-    config.stream = stream;
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster, config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, p, sk, decode, a, b);
-  } else {
-    kernel<<<grid, kTmaKernelThreads<Config>, kSmem, stream>>>(p, sk, decode, a, b);
-    return cudaGetLastError();
-  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid, config.blockDim = dim3(kTmaKernelThreads<Config>), config.dynamicSmemBytes = kSmem;
+  config.stream = stream;
+  // A programmatic dependent launch (arch/sm90/grid_dependency.hpp): the kernel waits for the
+  // one ahead of it before it touches global memory, so its launch and prologue may overlap
+  // that kernel's tail; with clusters, their shape.
+  cudaLaunchAttribute attrs[2];
+  attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[0].val.programmaticStreamSerializationAllowed = 1;
+  attrs[1].id = cudaLaunchAttributeClusterDimension;
+  attrs[1].val.clusterDim.x = kCluster, attrs[1].val.clusterDim.y = 1, attrs[1].val.clusterDim.z = 1;
+  config.attrs = attrs, config.numAttrs = kCluster > 1 ? 2 : 1;
+  return cudaLaunchKernelEx(&config, kernel, p, sk, decode, a, b);
 }
 #endif
 
