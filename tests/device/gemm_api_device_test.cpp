@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -348,6 +349,61 @@ TEST(GemmApi, DeepKIsSplitAndSummed) {
   run_case(t, 16);
   run_case(Case{.m = 40, .n = 72, .k = 4099, .batch = 2, .in = DataType::kBF16}, 17);  // narrow, batched
   run_case(Case{.m = 64, .n = 64, .k = 4096, .beta = 2.0f, .c_is_d = true}, 18);
+}
+
+// Calls on one stream without a synchronization between them each see the last one's output,
+// and none writes what the last one may still read: the sm90 kernel is a programmatic
+// dependent launch (kernel_sm90_tma.hpp), which may start before the kernel ahead of it ends.
+// X and Y take turns as A and D of 16 GEMMs X·P -> Y, Y·P -> X (P a permutation, so every
+// result is an exact copy of A's values), both poisoned first; X must end as A's columns
+// permuted 16 times.
+TEST(GemmApi, BackToBackCallsSeeEachOthersOutput) {
+  constexpr int kM = 2048, kN = 512, kSteps = 16;
+  std::mt19937 rng(71);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(std::size_t(kM) * kN), p(std::size_t(kN) * kN, 0.0f);
+  for (auto& x : a) x = round_to(DataType::kF16, dist(rng));
+  std::vector<int> perm(kN);
+  for (int j = 0; j < kN; ++j) perm[j] = j;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  for (int j = 0; j < kN; ++j) p[std::size_t(j) * kN + perm[j]] = 1.0f;  // column-major: P(perm[j], j) = 1
+  DeviceBuffer x(a.size() * 2), y(a.size() * 2), dp(p.size() * 2);
+  ASSERT_EQ(cudaMemset(y.ptr, 0xff, a.size() * 2), cudaSuccess);
+  const std::vector<unsigned char> a_bytes = encode(DataType::kF16, a), p_bytes = encode(DataType::kF16, p);
+  ASSERT_EQ(cudaMemcpy(x.ptr, a_bytes.data(), a_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dp.ptr, p_bytes.data(), p_bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  GemmArguments args;
+  args.m = kM, args.n = kN, args.k = kN, args.output_type = DataType::kF16;
+  args.lda = args.ldb = args.ldd = kN, args.b = dp.ptr;
+  GemmPlan plan_of;
+  args.a = x.ptr, args.d = y.ptr;
+  ASSERT_TRUE(plan(args, &plan_of).ok());
+  if (sm90_kernel_runs()) EXPECT_EQ(plan_of.kernel, "sm90_tma_warp_specialized");
+  for (int step = 0; step < kSteps; ++step) {
+    args.a = step % 2 == 0 ? x.ptr : y.ptr, args.d = step % 2 == 0 ? y.ptr : x.ptr;
+    const Status s = gemm(args, stream);
+    ASSERT_TRUE(s.ok()) << "step " << step << ": " << s.message();
+  }
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  std::vector<unsigned char> out(a.size() * 2);
+  ASSERT_EQ(cudaMemcpy(out.data(), x.ptr, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<int> source(kN);  // column j of the result is column source[j] of A
+  for (int j = 0; j < kN; ++j) source[j] = j;
+  for (int step = 0; step < kSteps; ++step) {
+    std::vector<int> next(kN);
+    for (int j = 0; j < kN; ++j) next[j] = source[perm[j]];  // (X·P)(i, j) = X(i, perm[j])
+    source = next;
+  }
+  int failures = 0;
+  for (int i = 0; i < kM; ++i)
+    for (int j = 0; j < kN; ++j) {
+      const float want = a[std::size_t(i) * kN + source[j]], got = decode(DataType::kF16, &out[(std::size_t(i) * kN + j) * 2]);
+      if (!(got == want) && ++failures <= 5) ADD_FAILURE() << "X(" << i << "," << j << ") = " << got << ", expected " << want;
+    }
+  EXPECT_EQ(failures, 0);
 }
 
 TEST(GemmApi, PlanSplitsOnlyDeepProblemsWithFewTiles) {
