@@ -257,6 +257,23 @@ TEST(ConvTmaBoxes, DgradPhasesEmulatedAreTheDefinition) {
   }
 }
 
+// The producers' TapWalk steps through the K tiles in order: from any start, next() reaches
+// the walk of every later K tile (fprop's (channel block, s, r) and dgrad's (filter block, u,
+// t) alike), without a division.
+TEST(ConvTmaBoxes, TapWalkStepsAsItDivides) {
+  for (int blocks = 1; blocks <= 5; ++blocks)
+    for (int cols = 1; cols <= 4; ++cols)
+      for (int start = 0; start < 3 * blocks * cols; ++start) {
+        TapWalk w = TapWalk::at(start, blocks, cols);
+        for (int t = start; t < start + 2 * blocks * cols + 3; ++t, w.next()) {
+          const TapWalk want = TapWalk::at(t, blocks, cols);
+          ASSERT_TRUE(w.block == want.block && w.col == want.col && w.row == want.row)
+              << "blocks " << blocks << ", cols " << cols << ", from " << start << ": K tile " << t;
+          ASSERT_EQ((w.row * cols + w.col) * blocks + w.block, t);
+        }
+      }
+}
+
 // The box at `at` (innermost first) of the tiled map m over the 16-bit tensor `data`, element
 // by element, dim 0 fastest, as the engine writes it into shared memory before the swizzle;
 // zeros outside the map's dims.

@@ -54,11 +54,16 @@ inline DgradFilterTmaGeometry make_dgrad_filter_tma_geometry(const Conv2dProblem
 struct DgradFilterBox {
   int c, s, r, k;
 };
+TESSEL_HOST_DEVICE inline TapWalk dgrad_tap_walk(DgradFilterTmaGeometry const& g, int k_tile) {
+  return TapWalk::at(k_tile, g.k_blocks, g.taps_s);
+}
+TESSEL_HOST_DEVICE inline DgradFilterBox dgrad_filter_box(DgradFilterTmaGeometry const& g, int c0, TapWalk const& w,
+                                                         int group = 0) {
+  return {c0, g.s_first + w.col * g.s_step, g.r_first + w.row * g.r_step, group * g.group_k + w.block * g.tile_k};
+}
 TESSEL_HOST_DEVICE inline DgradFilterBox dgrad_filter_box(DgradFilterTmaGeometry const& g, int c0, int k_tile,
                                                          int group = 0) {
-  const int tap = k_tile / g.k_blocks, kb = k_tile - tap * g.k_blocks;
-  const int t = tap / g.taps_s, u = tap - t * g.taps_s;
-  return {c0, g.s_first + u * g.s_step, g.r_first + t * g.r_step, group * g.group_k + kb * g.tile_k};
+  return dgrad_filter_box(g, c0, dgrad_tap_walk(g, k_tile), group);
 }
 
 // The loads of a K tile whose box 0 is b: one 4-d box (one_box), else `boxes` 3-d ones; load
@@ -81,9 +86,12 @@ struct ConvDgradFilterTmaB {
   struct Tiles {
     CUtensorMap const* map;
     DgradFilterTmaGeometry g;
-    int c0, t, group;
+    int c0;
+    TapWalk walk;  // the next K tile
+    int group;
     __device__ void load(void* stage, std::uint64_t* bar) {
-      const DgradFilterBox b = dgrad_filter_box(g, c0, t++, group);
+      const DgradFilterBox b = dgrad_filter_box(g, c0, walk, group);
+      walk.next();
       for (int i = 0; i < dgrad_filter_loads(g); ++i) {
         const DgradFilterLoad l = dgrad_filter_load(g, b, i);
         void* dst = static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2;
@@ -96,7 +104,7 @@ struct ConvDgradFilterTmaB {
     }
   };
   // batch: the group
-  __device__ Tiles tiles(int c0, int k_tile, int batch) const { return {&map, g, c0, k_tile, batch}; }
+  __device__ Tiles tiles(int c0, int k_tile, int batch) const { return {&map, g, c0, dgrad_tap_walk(g, k_tile), batch}; }
 #endif
 };
 
@@ -117,7 +125,7 @@ struct ConvDgradPhasesTmaA {
   RowScatter scatter[kDgradTmaMaxPhases];
 #if defined(__CUDACC__)
   __device__ ConvFpropTmaA::Tiles tiles(int m0, int k_tile, int batch) const {
-    return {&map[batch], g[batch], im2col_origin(g[batch], m0), k_tile, 0};  // (a phase, not a group)
+    return {&map[batch], g[batch], im2col_origin(g[batch], m0), conv_tap_walk(g[batch], k_tile), 0};  // (a phase, not a group)
   }
   __device__ int batch_rows(int batch) const { return rows[batch]; }
   __device__ int batch_k_tiles(int batch) const { return k_tiles[batch]; }
@@ -131,7 +139,7 @@ struct ConvDgradPhasesTmaB {
   DgradFilterTmaGeometry g[kDgradTmaMaxPhases];
 #if defined(__CUDACC__)
   __device__ ConvDgradFilterTmaB::Tiles tiles(int c0, int k_tile, int batch) const {
-    return {&map, g[batch], c0, k_tile, 0};  // (a phase, not a group)
+    return {&map, g[batch], c0, dgrad_tap_walk(g[batch], k_tile), 0};  // (a phase, not a group)
   }
 #endif
 };

@@ -7,6 +7,7 @@
 // C8 = c_blocks * TileK: each tap's channels rounded up to whole K tiles, so no K tile straddles
 // two taps (the rounded-up channels are zeros in both operands). K tile t is
 //   tap t / c_blocks (r = tap / S, s = tap % S), channels (t % c_blocks) * TileK ...
+// (the producers step from tile to tile with a TapWalk, below, not by dividing).
 // Groups whose channels are whole K tiles (C/G a multiple of TileK) are the batches of one
 // launch: group g's GEMM reads channels g*C/G.. of X and filters g*K/G.. of W (C/G channels
 // each), so C8 above is C/G rounded up and the filter map is (C/G, R*S, K).
@@ -80,20 +81,46 @@ TESSEL_HOST_DEVICE inline Im2colOrigin im2col_origin(ConvTmaGeometry const& g, i
   const int p = rest / g.q, q = rest - p * g.q;
   return {q * g.stride_w - g.pad_w, p * g.stride_h - g.pad_h, n};
 }
+// A K tile as (block, col, row): K tile t = (row * cols + col) * blocks + block, with the
+// block (of channels, or of filters for dgrad's B) fastest, then the tap's column, then its
+// row. next() steps to K tile t + 1 without a division: the producers walk their K tiles in
+// order, and two divisions a tile were on their path.
+struct TapWalk {
+  int block, col, row;
+  int blocks, cols;
+  TESSEL_HOST_DEVICE static TapWalk at(int k_tile, int blocks, int cols) {
+    const int tap = k_tile / blocks, row = tap / cols;
+    return {k_tile - tap * blocks, tap - row * cols, row, blocks, cols};
+  }
+  TESSEL_HOST_DEVICE void next() {
+    if (++block < blocks) return;
+    block = 0;
+    if (++col < cols) return;
+    col = 0, ++row;
+  }
+};
+TESSEL_HOST_DEVICE inline TapWalk conv_tap_walk(ConvTmaGeometry const& g, int k_tile) {
+  return TapWalk::at(k_tile, g.c_blocks, g.s);
+}
+
+TESSEL_HOST_DEVICE inline Im2colBox im2col_box(ConvTmaGeometry const& g, Im2colOrigin o, TapWalk const& w,
+                                               int group = 0) {
+  const int r = g.flipped ? g.r - 1 - w.row : w.row, s = g.flipped ? g.s - 1 - w.col : w.col;
+  return {group * g.group_c + w.block * g.tile_k, o.w, o.h, o.n, s * g.dilation_w, r * g.dilation_h};
+}
 TESSEL_HOST_DEVICE inline Im2colBox im2col_box(ConvTmaGeometry const& g, Im2colOrigin o, int k_tile, int group = 0) {
-  const int tap = k_tile / g.c_blocks, cb = k_tile - tap * g.c_blocks;
-  int r = tap / g.s, s = tap - r * g.s;
-  if (g.flipped) r = g.r - 1 - r, s = g.s - 1 - s;
-  return {group * g.group_c + cb * g.tile_k, o.w, o.h, o.n, s * g.dilation_w, r * g.dilation_h};
+  return im2col_box(g, o, conv_tap_walk(g, k_tile), group);
 }
 // The filter box of K tile k_tile for the group's output channels n0...: (c, tap, k) of the
 // (C/G, R*S, K) map.
 struct FilterBox {
   int c, tap, k;
 };
+TESSEL_HOST_DEVICE inline FilterBox filter_box(ConvTmaGeometry const& g, int n0, TapWalk const& w, int group = 0) {
+  return {w.block * g.tile_k, w.row * g.s + w.col, group * g.group_k + n0};
+}
 TESSEL_HOST_DEVICE inline FilterBox filter_box(ConvTmaGeometry const& g, int n0, int k_tile, int group = 0) {
-  const int tap = k_tile / g.c_blocks;
-  return {(k_tile - tap * g.c_blocks) * g.tile_k, tap, group * g.group_k + n0};
+  return filter_box(g, n0, conv_tap_walk(g, k_tile), group);
 }
 
 // fprop's A: the im2col map of X (C, W, H, N), box TileK channels x TileM pixels.
@@ -105,14 +132,18 @@ struct ConvFpropTmaA {
     CUtensorMap const* map;
     ConvTmaGeometry g;
     Im2colOrigin origin;
-    int t, group;
+    TapWalk walk;  // the next K tile
+    int group;
     __device__ void load(void* stage, std::uint64_t* bar) {
-      const Im2colBox b = im2col_box(g, origin, t++, group);
+      const Im2colBox b = im2col_box(g, origin, walk, group);
+      walk.next();
       tma_load_im2col_4d(stage, map, b.c, b.w, b.h, b.n, std::uint16_t(b.dw), std::uint16_t(b.dh), bar);
     }
   };
   // batch: the group
-  __device__ Tiles tiles(int m0, int k_tile, int batch) const { return {&map, g, im2col_origin(g, m0), k_tile, batch}; }
+  __device__ Tiles tiles(int m0, int k_tile, int batch) const {
+    return {&map, g, im2col_origin(g, m0), conv_tap_walk(g, k_tile), batch};
+  }
 #endif
 };
 
@@ -124,14 +155,17 @@ struct ConvFilterTmaB {
   struct Tiles {
     CUtensorMap const* map;
     ConvTmaGeometry g;
-    int n0, t, group;
+    int n0;
+    TapWalk walk;  // the next K tile
+    int group;
     __device__ void load(void* stage, std::uint64_t* bar) {
-      const FilterBox b = filter_box(g, n0, t++, group);
+      const FilterBox b = filter_box(g, n0, walk, group);
+      walk.next();
       tma_load_3d(stage, map, b.c, b.tap, b.k, bar);
     }
   };
   // batch: the group
-  __device__ Tiles tiles(int n0, int k_tile, int batch) const { return {&map, g, n0, k_tile, batch}; }
+  __device__ Tiles tiles(int n0, int k_tile, int batch) const { return {&map, g, n0, conv_tap_walk(g, k_tile), batch}; }
 #endif
 };
 
