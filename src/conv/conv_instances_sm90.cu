@@ -57,6 +57,8 @@ cudaError_t run_wgrad(GemmParams const& p, int groups, TmaMatrix const& dy, Conv
                       StreamKParams const& sk, cudaStream_t stream) {
   const MatrixTmaSource<Major::kMN, TileM, sm80::kConvTileKTma> a{dy};
   using Config = sm80::WgradConfigTma<Element, TileM, Persistent, ClusterM>;
+  static_assert(Config::kTileN / 64 <= WgradActivationBoxes::kMaxBoxes,
+                "run_wgrad: more column blocks a tile than WgradActivationBoxes holds");
   return launch_gemm_sm90_tma<Config, Persistent>(p, groups, stream, a, x, sk);
 }
 template <class Element>

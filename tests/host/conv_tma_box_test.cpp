@@ -349,6 +349,35 @@ TEST(ConvTmaBoxes, DgradFilterLoadsFillTheStage) {
   EXPECT_GT(boxes, 10);
 }
 
+// wgrad's producer steps its boxes from K tile to K tile (WgradActivationBoxes: each block's
+// tap once, the pixels by a PixelWalk): from any start, the boxes of every later K tile are
+// wgrad_activation_box's, including grids smaller than a K tile (a step of whole images).
+TEST(ConvTmaBoxes, WgradBoxesStepAsTheyDivide) {
+  std::mt19937 rng(43);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int i = 0; i < 300; ++i) {
+    const Conv2dProblem pb = random_problem(rng, 4, i % 3 == 0 ? 40 : 9, 4, [&](Conv2dProblem& q) {
+      q.groups = i < 200 ? 1 : 2 + i % 2;
+      q.c = q.groups * 64 * pick(1, 3), q.k = q.groups * 8;
+    });
+    SCOPED_TRACE(describe(i, pb) + " groups " + std::to_string(pb.groups));
+    const ConvTmaGeometry g = make_conv_tma_geometry(pb, 64, pb.p(), pb.q());
+    const int k_tiles = (pb.n * pb.p() * pb.q() + 63) / 64 + 2, blocks = pb.r * pb.s * g.c_blocks;
+    const int boxes = 1 + i % 2, start = pick(0, k_tiles - 1), j0 = boxes * pick(0, (blocks - 1) / boxes);
+    const int group = pick(0, pb.groups - 1);
+    WgradActivationBoxes w = WgradActivationBoxes::at(g, j0, boxes, start, group);
+    for (int t = start; t < start + 12; ++t, w.walk.next()) {
+      for (int b = 0; b < boxes; ++b) {
+        const Im2colBox got = w.box(g, b), want = wgrad_activation_box(g, j0 + b, t, group);
+        ASSERT_TRUE(got.c == want.c && got.w == want.w && got.h == want.h && got.n == want.n && got.dw == want.dw &&
+                    got.dh == want.dh)
+            << "K tile " << t << " (from " << start << "), box " << b << ": (n, h, w) (" << got.n << ", " << got.h
+            << ", " << got.w << ") against (" << want.n << ", " << want.h << ", " << want.w << ")";
+      }
+    }
+  }
+}
+
 // wgrad (wgrad_operand_sm90.hpp): dW (K, R*S*C) from emulated boxes, K tile by K tile of 64
 // output pixels (dY's rows past N*P*Q zeros, as the engine reads them) and column block by
 // column block of 64 channels, including the blocks past dW's last that a 128-wide tile loads

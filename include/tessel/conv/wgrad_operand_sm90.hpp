@@ -32,8 +32,52 @@ TESSEL_HOST_DEVICE inline Im2colBox wgrad_activation_box(ConvTmaGeometry const& 
   return im2col_box(g, im2col_origin(g, k_tile * g.tile_k), j < last ? j : last, group);
 }
 
+// The first output pixel (n, p, q) of K tile t, pixel t * TileK of the (N, P, Q) grid, stepped
+// from K tile to K tile without a division (the producer walks its K tiles in order; four
+// divisions a box were on its path, as fprop_operand_sm90.hpp's TapWalk explains).
+struct PixelWalk {
+  int n, p, q;
+  int dn, dp, dq;  // TileK pixels as whole images, then rows (< P), then columns (< Q)
+  int rows, cols;  // P, Q
+  TESSEL_HOST_DEVICE static PixelWalk at(ConvTmaGeometry const& g, int k_tile) {
+    const int pq = g.p * g.q, m0 = k_tile * g.tile_k;
+    const int n = m0 / pq, rest = m0 - n * pq, p = rest / g.q;
+    const int dn = g.tile_k / pq, step = g.tile_k - dn * pq, dp = step / g.q;
+    return {n, p, rest - p * g.q, dn, dp, step - dp * g.q, g.p, g.q};
+  }
+  TESSEL_HOST_DEVICE void next() {
+    q += dq;
+    if (q >= cols) q -= cols, ++p;
+    p += dp;
+    if (p >= rows) p -= rows, ++n;
+    n += dn;
+  }
+  TESSEL_HOST_DEVICE Im2colOrigin origin(ConvTmaGeometry const& g) const {
+    return {q * g.stride_w - g.pad_w, p * g.stride_h - g.pad_h, n};
+  }
+};
+
+// The boxes of wgrad's B for the column blocks j0.. of one tile, K tile after K tile: each
+// block's channel and tap offsets once, the pixels from a PixelWalk.
+struct WgradActivationBoxes {
+  static constexpr int kMaxBoxes = 4;
+  Im2colBox tap[kMaxBoxes];  // block i's c, dw, dh
+  PixelWalk walk;            // the next K tile's first pixel
+  TESSEL_HOST_DEVICE static WgradActivationBoxes at(ConvTmaGeometry const& g, int j0, int boxes, int k_tile,
+                                                    int group) {
+    WgradActivationBoxes w;
+    for (int i = 0; i < boxes && i < kMaxBoxes; ++i) w.tap[i] = wgrad_activation_box(g, j0 + i, 0, group);
+    w.walk = PixelWalk::at(g, k_tile);
+    return w;
+  }
+  TESSEL_HOST_DEVICE Im2colBox box(ConvTmaGeometry const& g, int i) const {
+    const Im2colOrigin o = walk.origin(g);
+    return {tap[i].c, o.w, o.h, o.n, tap[i].dw, tap[i].dh};
+  }
+};
+
 // wgrad's B: the im2col map of X (C, W, H, N), box 64 channels x 64 pixels; `boxes` = TileN / 64
-// per K tile.
+// per K tile (at most WgradActivationBoxes::kMaxBoxes).
 struct ConvWgradActivationTmaB {
   CUtensorMap map;
   ConvTmaGeometry g;
@@ -42,28 +86,31 @@ struct ConvWgradActivationTmaB {
   struct Tiles {
     CUtensorMap const* map;
     ConvTmaGeometry g;
-    int j0, boxes, t, group;
+    int boxes;
+    WgradActivationBoxes w;
     __device__ void load(void* stage, std::uint64_t* bar) {
       for (int i = 0; i < boxes; ++i) {
-        const Im2colBox b = wgrad_activation_box(g, j0 + i, t, group);
+        const Im2colBox b = w.box(g, i);
         tma_load_im2col_4d(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c, b.w, b.h, b.n,
                            std::uint16_t(b.dw), std::uint16_t(b.dh), bar);
       }
-      ++t;
+      w.walk.next();
     }
     // Half `part` (0 or 1) of the stage's boxes into every block of cta_mask (a cluster of two
     // shares B: kernel_sm90_tma.hpp), counted on bar there.
     __device__ void load_part(void* stage, std::uint64_t* bar, int part, std::uint16_t cta_mask) {
       for (int i = part * boxes / 2; i < (part + 1) * boxes / 2; ++i) {
-        const Im2colBox b = wgrad_activation_box(g, j0 + i, t, group);
+        const Im2colBox b = w.box(g, i);
         tma_load_im2col_4d_multicast(static_cast<unsigned char*>(stage) + i * 64 * g.tile_k * 2, map, b.c, b.w, b.h,
                                      b.n, std::uint16_t(b.dw), std::uint16_t(b.dh), bar, cta_mask);
       }
-      ++t;
+      w.walk.next();
     }
   };
   // batch: the group
-  __device__ Tiles tiles(int n0, int k_tile, int batch) const { return {&map, g, n0 / 64, boxes, k_tile, batch}; }
+  __device__ Tiles tiles(int n0, int k_tile, int batch) const {
+    return {&map, g, boxes, WgradActivationBoxes::at(g, n0 / 64, boxes, k_tile, batch)};
+  }
 #endif
 };
 
