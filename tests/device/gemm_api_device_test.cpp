@@ -400,8 +400,11 @@ TEST(GemmApi, BackToBackCallsSeeEachOthersOutput) {
   int failures = 0;
   for (int i = 0; i < kM; ++i)
     for (int j = 0; j < kN; ++j) {
-      const float want = a[std::size_t(i) * kN + source[j]], got = decode(DataType::kF16, &out[(std::size_t(i) * kN + j) * 2]);
-      if (!(got == want) && ++failures <= 5) ADD_FAILURE() << "X(" << i << "," << j << ") = " << got << ", expected " << want;
+      const float want = a[std::size_t(i) * kN + source[j]];
+      const float got = decode(DataType::kF16, &out[(std::size_t(i) * kN + j) * 2]);
+      if (!(got == want) && ++failures <= 5) {
+        ADD_FAILURE() << "X(" << i << "," << j << ") = " << got << ", expected " << want;
+      }
     }
   EXPECT_EQ(failures, 0);
 }

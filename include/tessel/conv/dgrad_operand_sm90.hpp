@@ -104,7 +104,9 @@ struct ConvDgradFilterTmaB {
     }
   };
   // batch: the group
-  __device__ Tiles tiles(int c0, int k_tile, int batch) const { return {&map, g, c0, dgrad_tap_walk(g, k_tile), batch}; }
+  __device__ Tiles tiles(int c0, int k_tile, int batch) const {
+    return {&map, g, c0, dgrad_tap_walk(g, k_tile), batch};
+  }
 #endif
 };
 
@@ -125,7 +127,8 @@ struct ConvDgradPhasesTmaA {
   RowScatter scatter[kDgradTmaMaxPhases];
 #if defined(__CUDACC__)
   __device__ ConvFpropTmaA::Tiles tiles(int m0, int k_tile, int batch) const {
-    return {&map[batch], g[batch], im2col_origin(g[batch], m0), conv_tap_walk(g[batch], k_tile), 0};  // (a phase, not a group)
+    // (a phase, not a group)
+    return {&map[batch], g[batch], im2col_origin(g[batch], m0), conv_tap_walk(g[batch], k_tile), 0};
   }
   __device__ int batch_rows(int batch) const { return rows[batch]; }
   __device__ int batch_k_tiles(int batch) const { return k_tiles[batch]; }
