@@ -75,11 +75,14 @@ struct Im2colBox {
 struct Im2colOrigin {
   int w, h, n;
 };
+TESSEL_HOST_DEVICE inline Im2colOrigin im2col_origin(ConvTmaGeometry const& g, int n, int p, int q) {
+  return {q * g.stride_w - g.pad_w, p * g.stride_h - g.pad_h, n};
+}
 TESSEL_HOST_DEVICE inline Im2colOrigin im2col_origin(ConvTmaGeometry const& g, int m0) {
   const int pq = g.p * g.q;
   const int n = m0 / pq, rest = m0 - n * pq;
-  const int p = rest / g.q, q = rest - p * g.q;
-  return {q * g.stride_w - g.pad_w, p * g.stride_h - g.pad_h, n};
+  const int p = rest / g.q;
+  return im2col_origin(g, n, p, rest - p * g.q);
 }
 // A K tile as (block, col, row): K tile t = (row * cols + col) * blocks + block, with the
 // block (of channels, or of filters for dgrad's B) fastest, then the tap's column, then its

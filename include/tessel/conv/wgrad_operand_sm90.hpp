@@ -52,9 +52,7 @@ struct PixelWalk {
     if (p >= rows) p -= rows, ++n;
     n += dn;
   }
-  TESSEL_HOST_DEVICE Im2colOrigin origin(ConvTmaGeometry const& g) const {
-    return {q * g.stride_w - g.pad_w, p * g.stride_h - g.pad_h, n};
-  }
+  TESSEL_HOST_DEVICE Im2colOrigin origin(ConvTmaGeometry const& g) const { return im2col_origin(g, n, p, q); }
 };
 
 // The boxes of wgrad's B for the column blocks j0.. of one tile, K tile after K tile: each
