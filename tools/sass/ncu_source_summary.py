@@ -2,13 +2,16 @@
 """Where a kernel's warps wait, from Nsight Compute's source page (SASS) as CSV:
 
     ncu -i REPORT.ncu-rep --page source --csv --print-source sass > K.csv   (ncu_gemm.sh SOURCE=1)
-    tools/sass/ncu_source_summary.py K.csv [--top N]
+    tools/sass/ncu_source_summary.py K.csv [--top N] [--range NAME=LO:HI ...]
 
 Prints the stall samples by reason; the N instructions with the most samples (address, SASS,
 times executed, samples, their two main reasons); and the landmarks of a TMA + wgmma kernel
 (copies UTMALDG/UBLKCP, HGMMA, WARPGROUP waits, mbarrier waits and arrivals SYNCS (not
 their initializations), register moves USETMAXREG) with how often they ran, which says who issues what per K tile and block (e.g. an
-HGMMA run blocks x warps x K tiles times), and where the samples sit around them.
+HGMMA run blocks x warps x K tiles times), and where the samples sit around them. Each
+--range sums the samples and reasons of the instructions at addresses LO..HI (hex, inclusive),
+e.g. one warp role's code: `--range producers=0x7eb000:0x7f9000 --range mma=0x7a2800:0x7a3960`
+(the landmarks give the bounds; the addresses are the page's, or their low hex digits).
 """
 import argparse
 import csv
@@ -35,10 +38,19 @@ def number(v):
         return 0
 
 
+def number_hex(v):
+    try:
+        return int(str(v), 16)
+    except ValueError:
+        return -1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("csv")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--range", action="append", default=[], metavar="NAME=LO:HI",
+                    help="sum samples and reasons over the addresses LO..HI (hex)")
     args = ap.parse_args()
     kernel, header, data = read(args.csv)
     reasons = [c for c in header if c.startswith("stall_") and "Not Issued" not in c]
@@ -60,6 +72,20 @@ def main():
     print(f"\nthe {args.top} instructions with the most samples (address, SASS, executed, samples, reasons):")
     for d in sorted(data, key=lambda d: -number(d[samples]))[: args.top]:
         print(line(d))
+    for spec in args.range:
+        name, _, bounds = spec.partition("=")
+        lo, _, hi = bounds.partition(":")
+        try:
+            lo, hi = int(lo, 16), int(hi, 16)
+        except ValueError:
+            sys.exit(f"--range {spec}: expected NAME=LO:HI with hex addresses")
+        # Bounds shorter than the page's addresses name their low digits.
+        bits = 4 * len(bounds.split(":")[0].lower().removeprefix("0x"))
+        inside = [d for d in data if lo <= number_hex(d["Address"]) % (1 << bits) <= hi]
+        n = sum(number(d[samples]) for d in inside)
+        top = sorted(((sum(number(d[c]) for d in inside), c[6:]) for c in reasons), reverse=True)[:4]
+        why = ", ".join(f"{c} {v}" for v, c in top if v)
+        print(f"range {name}: {len(inside)} instructions, {n} samples ({100 * n / total:.1f}%): {why}")
     print("\nlandmarks that ran (the instruction after a wait holds the samples of its spin):")
     for i, d in enumerate(data):
         if LANDMARKS.search(d["Source"]) and "SYNCS.EXCH" not in d["Source"] and number(d["Instructions Executed"]) > 0:

@@ -67,6 +67,14 @@ class SummaryTest(unittest.TestCase):
         self.assertTrue(any("UTMALDG" in l and " 882 " in l for l in lines))
         self.assertFalse(any("IADD3" in l for l in lines))
 
+    def test_ranges_sum_one_roles_samples(self):
+        text = run(CSV, "--range", "mma=0x20:0x50", "--range", "copies=60:70")
+        self.assertIn("range mma: 4 instructions, 97 samples (97.0%): long_sb 70, barrier 20, wait 7", text)
+        self.assertIn("range copies: 2 instructions, 3 samples (3.0%): wait 3", text)
+        with self.assertRaises(SystemExit) as e:
+            run(CSV, "--range", "bad=zz:10")
+        self.assertIn("hex addresses", str(e.exception))
+
     def test_a_page_without_samples_is_an_error(self):
         empty = CSV.replace('"70","65","3528","70","65"', '"0","0","3528","0","0"')
         for v in ('"2","1"', '"5","3"', '"20","20"', '"3","1"'):
