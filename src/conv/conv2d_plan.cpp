@@ -555,14 +555,17 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
     if (s.sk_items > 0) g.stream_k = s, g.split = Split{}, g.tile.persistent = true, g.tile.cluster = 2;
   }
   if (plan.pad_channels) g.split.columns = {kp.c, pb.c};
-  // The TMA kernel's B is bound by the engine's im2col boxes (0.79 us a 128x128 tile's K tile,
-  // 0.46 in tessel::gemm: docs/PERFORMANCE.md, twentieth session). An explicit im2col copy
-  // writes N*P*Q*R*S*C elements, the GEMM's FLOPs / 2K: with many filters it costs less than
-  // it saves. H200, us, TMA kernel -> copy and GEMM (twenty-sixth session): ResNet-50's 7x7x512
-  // 3x3 at N = 128 (57.8 MB copied) 85.7 -> 78.9, 14x14x512/2 85.7 -> 82.4, at N = 32 30.5 ->
-  // 26.8 and 30.4 -> 28.0; ConvNeXt-T's 14x14x384->768 2x2/2 at N = 128 74.4 -> 45.9. With 384
-  // filters or fewer it lost: 28x28x192->384 2x2/2 42.2 -> 59.5, 14x14x256 3x3 68.8 -> 93.4.
-  if (g.tile.tma && device.wgrad_im2col && pb.groups == 1 && pb.k >= kWgradIm2colMinFilters) {
+  // An explicit im2col copy of X writes N*P*Q*R*S*C elements, the GEMM's FLOPs / 2K, and
+  // gemm then reads them: with many filters, and a copy no larger than X (filters that do not
+  // overlap, as in a patchify layer), it costs less than the TMA kernel's im2col boxes. H200,
+  // us, TMA kernel -> copy and GEMM: ConvNeXt-T's 14x14x384->768 2x2/2 (copy = X) at N = 32
+  // 19.8 -> 15.9, at N = 128 56.9 -> 45.7; ResNet-50's 3x3 layers of 512 filters (copies 2.25
+  // and 9 times X) lost at N = 32 23.6 -> 28.1 (14x14x512/2) and 23.0 -> 26.5 (7x7x512), at N =
+  // 128 65.1 -> 78.4 and 63.3 -> 74.9 (thirty-fourth session, since the producers' walks; they
+  // had won by 4-10% before them). With 384 filters or fewer the copy lost even where it equals
+  // X: 28x28x192->384 2x2/2 42.2 -> 59.5 (twenty-sixth session).
+  if (g.tile.tma && device.wgrad_im2col && pb.groups == 1 && pb.k >= kWgradIm2colMinFilters &&
+      (long long)pb.p() * pb.q() * pb.r * pb.s <= (long long)pb.h * pb.w) {
     const long long elements = (long long)g.k * g.n;  // B (N*P*Q, R*S*C): 32-bit indices, as tessel::gemm's
     if (elements < (1LL << 31)) {
       plan.im2col_gemm = true;

@@ -223,7 +223,7 @@ struct WgradPlan {
   const char* im2col_gemm_config = nullptr;
 };
 // WgradPlan::im2col_gemm takes layers that the TMA kernel would run with at least this many
-// filters (conv2d_plan.cpp says why).
+// filters and a copy no larger than X (P*Q*R*S <= H*W; conv2d_plan.cpp says why).
 inline constexpr int kWgradIm2colMinFilters = 512;
 WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device);
 

@@ -3,8 +3,8 @@
 // when the output has few tiles; on an H100, ungrouped layers of whole 64-channel blocks and
 // filters larger than 1x1 run on the TMA kernel (conv/wgrad_operand_sm90.hpp), persistent with
 // stream-K in clusters of two (gemm/stream_k_workspace.hpp) where its tiles leave SMs idle and
-// the reduction is deep; with 512 filters or more, tessel::gemm over an explicit im2col copy of
-// X (conv/im2col.hpp) instead. Groups of 4 to
+// the reduction is deep; with 512 filters or more and a copy no larger than X, tessel::gemm
+// over an explicit im2col copy of X (conv/im2col.hpp) instead. Groups of 4 to
 // 16 channels run as groups of 64 (conv/packed_groups.hpp), whose split-K reduction writes dW
 // from the block diagonal (split.columns). Depthwise layers (C = K = G) and narrow groups (C/G = K/G <= 4) otherwise run
 // on a direct kernel (conv/depthwise_direct.hpp): partial sums per block of slices, then their

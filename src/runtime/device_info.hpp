@@ -23,8 +23,8 @@ struct DeviceInfo {
   // Groups of 4 to 32 channels (by direction) run as groups of 64 over a block-diagonal filter (conv2d_plan.cpp's
   // packs_groups): TESSEL_DISABLE_PACKED_GROUPS unset or "0".
   bool packed_groups = true;
-  // wgrad layers that the TMA kernel would run with at least 512 filters run as tessel::gemm over an
-  // explicit im2col copy of X (conv2d_plan.hpp's WgradPlan::im2col_gemm):
+  // wgrad layers that the TMA kernel would run with at least 512 filters and an im2col copy no
+  // larger than X run as tessel::gemm over that copy (conv2d_plan.hpp's WgradPlan::im2col_gemm):
   // TESSEL_DISABLE_WGRAD_IM2COL unset or "0".
   bool wgrad_im2col = true;
   // Shared memory a block may have (opted in): 227 KiB on an H100, 163 on an A100, 99 on

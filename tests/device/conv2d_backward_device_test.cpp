@@ -1119,13 +1119,13 @@ TEST(Conv2dWgrad, TmaKernelGroupsAsBatches) {
   if (!HasFailure()) EXPECT_EQ(ran, 16);
 }
 
-// Ungrouped layers of 512 filters or more that the TMA kernel would run take tessel::gemm over
-// an explicit im2col copy of X instead (conv2d_plan.hpp's WgradPlan::im2col_gemm): strides 1-3
-// (unequal too), dilation, pads up to 3 (past a 1-tap filter's), both modes, one-row filters,
-// 64 or 128 channels, 512 to 640 filters, every type pair, alpha and beta (dW its own residual),
-// a quarter run twice for the same bits; then a layer whose GEMM runs in clusters of two. On
-// such a device each case first requires the plan to take the copy (and the clusters), so the
-// test cannot pass on another path.
+// Ungrouped layers of 512 filters or more that the TMA kernel would run, whose im2col copy is no
+// larger than X (filters no wider than the stride), take tessel::gemm over that copy instead
+// (conv2d_plan.hpp's WgradPlan::im2col_gemm): strides 1-3 (unequal too), dilation, pads of 0
+// or 1, both modes, one-row and one-column filters, 64 or 128 channels, 512 to 640 filters,
+// every type pair, alpha and beta (dW its own residual), a quarter run twice for the same bits;
+// then a layer whose GEMM runs in clusters of two. On such a device each case first requires
+// the plan to take the copy (and the clusters), so the test cannot pass on another path.
 TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
   std::mt19937 rng(7070);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -1133,12 +1133,14 @@ TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
   ASSERT_TRUE(current_device("test", &device).ok());
   int ran = 0;
   for (int i = 0; ran < 12 && i < 1000; ++i) {
-    Conv2dProblem p = problem(pick(1, 3), pick(3, 16), pick(3, 16), 64 * pick(1, 2), 8 * pick(64, 80), pick(1, 5),
-                              pick(1, 5), pick(0, 3), pick(1, 3), pick(1, 2), 1,
+    const int stride = pick(1, 3);
+    Conv2dProblem p = problem(pick(1, 3), pick(3, 16), pick(3, 16), 64 * pick(1, 2), 8 * pick(64, 80), pick(1, stride),
+                              1, pick(0, 1), stride, pick(1, 2), 1,
                               pick(0, 3) == 0 ? ConvMode::kConvolution : ConvMode::kCrossCorrelation);
     if (i % 3 == 0) p.stride_w = p.stride_h % 3 + 1;  // unequal strides
-    if (i % 5 == 0) p.r = 1, p.pad_h = 0;
-    if (!validate(p).ok() || p.r * p.s == 1) continue;
+    p.s = pick(1, p.stride_w), p.pad_w = pick(0, 1);
+    const bool copy_fits_x = (long long)p.p() * p.q() * p.r * p.s <= (long long)p.h * p.w;
+    if (!validate(p).ok() || p.r * p.s == 1 || !copy_fits_x) continue;
     const Case t = random_case(p, false, pick);
     if (device.wgmma() && device.tma_encoder)
       ASSERT_TRUE(planned_wgrad(p, device).im2col_gemm) << describe(t) << ": not over an im2col copy";
@@ -1147,15 +1149,16 @@ TEST(Conv2dWgrad, ManyFiltersRunAsAGemmOverAnIm2colCopy) {
     if (HasFailure()) return;
   }
   EXPECT_EQ(ran, 12);
-  // 144 tiles of 128x128 (512 filters, 4608 columns) take gemm in clusters of two where it
-  // runs stream-K: from 64 K tiles by default, here from one (TESSEL_STREAM_K_MIN_K_TILES);
-  // 4 K tiles each, so that the ranges hold at least 4 K tiles a block.
+  // 144 tiles of 128x128 (1024 filters, 2x2 taps of 576 channels) take gemm in clusters of two
+  // where it runs stream-K: from 64 K tiles by default, here from one
+  // (TESSEL_STREAM_K_MIN_K_TILES); 4 K tiles each (256 pixels), so that the ranges hold at
+  // least 4 K tiles a block.
   struct Env {
     Env() { setenv("TESSEL_STREAM_K_MIN_K_TILES", "1", 1); }
     ~Env() { unsetenv("TESSEL_STREAM_K_MIN_K_TILES"); }
   } env;
   ASSERT_TRUE(current_device("test", &device).ok());
-  Case clusters{problem(4, 8, 8, 512, 512, 3, 3, 1, 1), DataType::kBF16, DataType::kF32, 0.75f, 0.5f};
+  Case clusters{problem(4, 16, 16, 576, 1024, 2, 2, 0, 2), DataType::kBF16, DataType::kF32, 0.75f, 0.5f};
   clusters.residual_is_output = true;
   if (device.wgmma() && device.tma_encoder && device.sms <= 144)
     ASSERT_STREQ(planned_wgrad(clusters.pb, device).im2col_gemm_config, "sm90_128x128x64_s5_c2") << describe(clusters);

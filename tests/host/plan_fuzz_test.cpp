@@ -509,10 +509,12 @@ void check_wgrad(Rng& rng, const Conv2dProblem& pb, const DeviceInfo& device) {
     EXPECT_GT(plan.gemm.workspace_bytes(), 0u);
   }
   // The explicit im2col copy replaces the TMA kernel for ungrouped layers of at least 512
-  // filters whose copy B (N*P*Q, R*S*C) has fewer than 2^31 elements; its GEMM is valid.
+  // filters whose copy B (N*P*Q, R*S*C) is no larger than X (N*H*W*C) and has fewer than 2^31
+  // elements; its GEMM is valid.
   const long long npq = (long long)pb.n * pb.p() * pb.q(), crs = (long long)pb.r * pb.s * pb.c, b_elements = npq * crs;
   EXPECT_EQ(plan.im2col_gemm, plan.gemm.tile.tma && device.wgrad_im2col && pb.groups == 1 &&
-                                  pb.k >= conv_detail::kWgradIm2colMinFilters && b_elements < (1LL << 31));
+                                  pb.k >= conv_detail::kWgradIm2colMinFilters &&
+                                  b_elements <= (long long)pb.n * pb.h * pb.w * pb.c && b_elements < (1LL << 31));
   // Clusters of two where gemm's 128x128 tiles fill the SMs as stream-K ranges.
   bool clusters = false;
   if (plan.im2col_gemm) {  // then N*P*Q and R*S*C fit an int
@@ -806,42 +808,41 @@ TEST(PlanWgrad, ResNetLayersOnAnH100) {
   EXPECT_EQ(wide.split.splits, 1);
 }
 
-// wgrad on an H100: ResNet-50's 3x3 layers of 512 filters (7x7x512, 14x14x512/2) run as
-// tessel::gemm over an explicit im2col copy at N = 32 and 128, in clusters of two at N = 128;
-// those of 256 filters, and every layer with TESSEL_DISABLE_WGRAD_IM2COL or without the TMA
-// kernel, do not.
+// wgrad on an H100: layers of 512 filters or more whose filters do not overlap (ConvNeXt-T's
+// 2x2/2 downsampling layers: a copy as large as X) run as tessel::gemm over an explicit im2col
+// copy, in clusters of two where gemm's tiles fill the SMs as stream-K ranges; 3x3 layers
+// (ResNet-50's 7x7x512 and 14x14x512/2: copies 9 and 2.25 times X), those of 384 filters, a
+// padded 2x2/2 layer (8x8 pixels copied from 7x7), and every layer with
+// TESSEL_DISABLE_WGRAD_IM2COL or without the TMA kernel, do not.
 TEST(PlanWgrad, ManyFiltersRunAsGemmsOverAnIm2colCopy) {
-  auto plan = [](int n, int hw, int c, int k, int stride, DeviceInfo device = DeviceInfo{}) {
+  auto plan = [](int n, int hw, int c, int k, int stride, DeviceInfo device = DeviceInfo{}, int rs = 3,
+                 int pad = 1) {
     Conv2dWgradArguments args;
-    args.problem = Conv2dProblem{n, hw, hw, c, k, 3, 3, 1, 1, stride, stride};
+    args.problem = Conv2dProblem{n, hw, hw, c, k, rs, rs, pad, pad, stride, stride};
     args.dy = reinterpret_cast<const void*>(std::uintptr_t(1) << 36);
     args.x = reinterpret_cast<const void*>(std::uintptr_t(2) << 36);
     args.dw = reinterpret_cast<void*>(std::uintptr_t(3) << 36);
     return conv_detail::plan_wgrad(args, device);
   };
   for (int n : {32, 128}) {
-    const conv_detail::WgradPlan seven = plan(n, 7, 512, 512, 1);
-    EXPECT_TRUE(seven.im2col_gemm);
-    EXPECT_EQ(seven.im2col_bytes, std::size_t(n) * 49 * 4608 * 2);  // at N = 128, 57.8 MB
-    const conv_detail::WgradPlan strided = plan(n, 14, 512, 512, 2);
-    EXPECT_TRUE(strided.im2col_gemm);
-    EXPECT_FALSE(plan(n, 14, 256, 256, 1).im2col_gemm);
-    // 144 tiles of 128x128: at N = 128 (98 K tiles, stream-K) in clusters of two; at N = 32
-    // (25 K tiles) as gemm chooses
-    for (const conv_detail::WgradPlan* p : {&seven, &strided}) {
-      if (n == 128) {
-        EXPECT_STREQ(p->im2col_gemm_config, "sm90_128x128x64_s5_c2");
-      } else {
-        EXPECT_EQ(p->im2col_gemm_config, nullptr);
-      }
-    }
+    const conv_detail::WgradPlan patchify = plan(n, 14, 384, 768, 2, {}, 2, 0);
+    EXPECT_TRUE(patchify.im2col_gemm);
+    EXPECT_EQ(patchify.im2col_bytes, std::size_t(n) * 49 * 1536 * 2);  // X's size
+    EXPECT_EQ(patchify.im2col_gemm_config, nullptr);                   // 72 tiles of 128x128: gemm's choice
+    EXPECT_FALSE(plan(n, 7, 512, 512, 1).im2col_gemm);
+    EXPECT_FALSE(plan(n, 14, 512, 512, 2).im2col_gemm);
+    EXPECT_FALSE(plan(n, 28, 192, 384, 2, {}, 2, 0).im2col_gemm);
+    EXPECT_FALSE(plan(n, 7, 512, 512, 2, {}, 2, 1).im2col_gemm);
   }
+  // 160 tiles of 128x128 (1024 filters, 2560 columns) over 392 K tiles: stream-K ranges, in
+  // clusters of two
+  EXPECT_STREQ(plan(128, 28, 640, 1024, 2, {}, 2, 0).im2col_gemm_config, "sm90_128x128x64_s5_c2");
   DeviceInfo off;
   off.wgrad_im2col = false;
-  EXPECT_FALSE(plan(128, 7, 512, 512, 1, off).im2col_gemm);
+  EXPECT_FALSE(plan(128, 14, 384, 768, 2, off, 2, 0).im2col_gemm);
   DeviceInfo sm80;
   sm80.sm90_kernels = false;
-  EXPECT_FALSE(plan(128, 7, 512, 512, 1, sm80).im2col_gemm);
+  EXPECT_FALSE(plan(128, 14, 384, 768, 2, sm80, 2, 0).im2col_gemm);
 }
 
 // wgrad 7x7x512 3x3 at N = 128 on an H100: 144 tiles of 128x128 on 132 SMs, 98 K tiles each.
