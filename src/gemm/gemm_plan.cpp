@@ -177,7 +177,17 @@ namespace {
 // K is short, its per-tile costs (four 48 KiB stages to fill, 128 KiB of fp32 to store) not
 // paid back by its faster mainloop: 5000x3000x704 72.8 against 57.2 us, 8192x2048x256 38.5
 // against 35.3; even at K = 512 (4096^2: 49.4 against 48.8); it won from K = 1024 (72.8
-// against 74.5). When the 64x128 tiles make at most one wave and K is too short for stream-K
+// against 74.5). With a 16-bit D (half the bytes a tile stores) it also takes short K, where
+// it won on the 1x1 conv layers that store most of their bytes, from 1 to 8 K tiles, and lost
+// by no more than 3% elsewhere (H200, thirty-fourth session, tessel-prof --out-dtype f16, us,
+// 128x256 against the previous choice, 128x128 or its ping-pong; the conv layers as the
+// kernel sees them, M pixels and N filters): tn 100352x256x64 25.0 against 27.2, 401408x256x64
+// 90.5 against 97.5, 100352x512x128 56.1 against 58.3, 6272x2048x512 30.3 against 31.8,
+// 25088x1024x256 39.4 against 40.0, 25088x512x128 16.0 against 15.8; nn 100352x512x128 56.2
+// against 58.5; tn 2048^2x512 11.2 against 11.9, 4096^2x512 39.0 against 40.2, 4096x16384x128
+// 71.5 against 73.8, 2048x8192x256 and 4096^2x256 even, 256x81920x256 36.7 against 36.0,
+// 3000x5000x704 49.9 against 48.8, 5000x3000x700 56.4 against 54.7. With an fp32 D short K
+// stays on 128x128 (the same shapes within 3% either way). When the 64x128 tiles make at most one wave and K is too short for stream-K
 // (below 4096), the 64x128 tile gives twice the blocks: 1024^3 went from 0.77-0.89 to 1.14 of
 // cuBLAS, 1568x512x2048 12.9 us against 22.1 on 128x128 split in two (eighth session). Where
 // they would make more than one wave, 128x128 (6272x256x1024: 12.5 against 14.7; 3136x512x1152:
@@ -241,7 +251,7 @@ namespace {
 // 576) 22.2 against 18.2; at N = 32, 28x28x768->192 (196 tiles, K 768) 24.8 against 21.9. It
 // lost with one wave over a short K (28x28x32->192 at N = 32, 196 tiles: 8.96 against 9.50) and
 // with fewer tiles than SMs (7x7x960->160 at N = 128, 49 tiles: 11.2 against 12.4).
-int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo const& device) {
+int choose_tma_config(KernelProblem const& p, bool d_vectorizes, int d_bytes, DeviceInfo const& device) {
   const int sms = device.sms;
   const std::int64_t tiles_128x128 = ceil_div((long long)p.m, 128) * ceil_div((long long)p.n, 128) * p.batch;
   const bool short_k = 2 * tiles_128x128 <= sms && ceil_div((long long)p.k, 64LL) < kMinStreamKItemTiles;
@@ -271,7 +281,7 @@ int choose_tma_config(KernelProblem const& p, bool d_vectorizes, DeviceInfo cons
                                              : 100 * ceil_div(tiles_128x128, (long long)sms);
   const std::int64_t cost_128x256 = 185 * ceil_div(tiles_128x256, (long long)sms);
   const bool long_k = p.k >= 1024;
-  if (long_k && cost_128x256 <= cost_128x128) return tma_config_index("sm90_128x256x64_s4");
+  if ((long_k || d_bytes == 2) && cost_128x256 <= cost_128x128) return tma_config_index("sm90_128x256x64_s4");
   const bool ping_pong = tiles_128x128 >= 2LL * sms && k_tiles >= 2 && k_tiles <= 16;
   return tma_config_index(ping_pong ? "sm90_128x128x64_s5_pingpong" : "sm90_128x128x64_s5");
 }
@@ -409,7 +419,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
                                              "; choose a smaller configuration or the default"};
     }
   } else if (wgmma) {
-    tma_config = choose_tma_config(p, epilogue_vectorizes(args), device);
+    tma_config = choose_tma_config(p, epilogue_vectorizes(args), data_type_bytes(args.output_type), device);
   }
 
   if (tma_config >= 0) {  // the TMA kernel, if its maps can be planned

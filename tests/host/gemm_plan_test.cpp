@@ -278,6 +278,20 @@ TEST(GemmPlanH100, TheHeuristicTakesTheMeasuredFastestTile) {
   EXPECT_EQ(plan_of(packed(2048, 2048, 512), kH100).config, "sm90_128x128x64_s5");           // 256 tiles on 132 SMs
   EXPECT_EQ(plan_of(packed(4096, 4096, 512), kH100).config, "sm90_128x128x64_s5_pingpong");
   EXPECT_EQ(plan_of(packed(4096, 4096, 1024), kH100).config, "sm90_128x256x64_s4");
+  // With a 16-bit D, 128x256 at any K where its weighed waves cost no more: the 1x1 conv layers
+  // (M pixels, N filters) and the squares above
+  auto half_d = [](int m, int n, int k) {
+    GemmArguments args = packed(m, n, k);
+    args.output_type = DataType::kF16;
+    return plan_of(args, kH100).config;
+  };
+  EXPECT_EQ(half_d(100352, 256, 64), "sm90_128x256x64_s4");   // 6 waves against 12
+  EXPECT_EQ(half_d(100352, 512, 128), "sm90_128x256x64_s4");  // 12 against 24
+  EXPECT_EQ(half_d(6272, 2048, 512), "sm90_128x256x64_s4");   // 3 against 6
+  EXPECT_EQ(half_d(4096, 4096, 512), "sm90_128x256x64_s4");
+  EXPECT_EQ(half_d(2048, 2048, 512), "sm90_128x256x64_s4");   // 1 against 2
+  EXPECT_EQ(half_d(6272, 1024, 256), "sm90_128x128x64_s5_pingpong");  // 2 waves (3.7) against 3
+  EXPECT_EQ(half_d(25088, 128, 512), "sm90_128x128x64_s5");           // half of a 256-wide tile empty
   EXPECT_EQ(plan_of(packed(2048, 1024, 4096), kH100).config, "sm90_128x128x64_s5");   // 1 against 1
   EXPECT_EQ(plan_of(packed(4096, 2304, 4096), kH100).config, "sm90_128x128x64_s5");   // 3 (288 tiles) against 5 (576)
   EXPECT_EQ(plan_of(packed(1024, 1024, 1024), kH100).config, "sm90_64x128x64_s8");   // 64 tiles of 128x128
