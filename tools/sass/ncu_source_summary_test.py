@@ -75,6 +75,17 @@ class SummaryTest(unittest.TestCase):
             run(CSV, "--range", "bad=zz:10")
         self.assertIn("hex addresses", str(e.exception))
 
+    def test_ranges_count_what_they_executed_by_opcode(self):
+        text = run(CSV, "--range", "mma=0x20:0x50", "--per", "3528")
+        # four instructions, 3528 times each: one a warp and K tile, predicates stripped
+        self.assertIn("  executed / 3528: 4: SYNCS 1, BRA 1, HGMMA 1, WARPGROUP 1", text)
+        whole = run(CSV, "--range", "all=0:0x70")  # the longer bound sets the digits
+        self.assertIn("range all: 7 instructions, 100 samples (100.0%)", whole)
+        self.assertIn("  executed: 1.509e+04: SYNCS 3626, BRA 3528, HGMMA 3528, WARPGROUP 3528, UTMALDG 882", whole)
+        with self.assertRaises(SystemExit) as e:
+            run(CSV, "--per", "0")
+        self.assertIn("positive count", str(e.exception))
+
     def test_a_page_without_samples_is_an_error(self):
         empty = CSV.replace('"70","65","3528","70","65"', '"0","0","3528","0","0"')
         for v in ('"2","1"', '"5","3"', '"20","20"', '"3","1"'):
