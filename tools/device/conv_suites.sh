@@ -15,6 +15,9 @@ set -uo pipefail
 OUT=${OUT:-$PWD/out}
 B=${BUILD_DIR:-/tmp/tessel-build}
 [[ -x $B/tools/prof/tessel-prof ]] || { echo "${0##*/}: no tessel-prof in $B (set BUILD_DIR to the build folder)" >&2; exit 1; }
+# Before the suites run, not after: BASELINE=$OUT/... beside OUT=... on one command line names
+# the new OUT's file, which does not exist yet.
+[[ -z ${BASELINE:-} || -f $BASELINE ]] || { echo "${0##*/}: no BASELINE file $BASELINE" >&2; exit 1; }
 mkdir -p "$OUT"
 csv="$OUT/conv-suites.csv"
 : >"$csv"
