@@ -187,9 +187,10 @@ namespace {
 // against 58.5; tn 2048^2x512 11.2 against 11.9, 4096^2x512 39.0 against 40.2, 4096x16384x128
 // 71.5 against 73.8, 2048x8192x256 and 4096^2x256 even, 256x81920x256 36.7 against 36.0,
 // 3000x5000x704 49.9 against 48.8, 5000x3000x700 56.4 against 54.7. With an fp32 D short K
-// stays on 128x128 (the same shapes within 3% either way). When the 64x128 tiles make at most one wave and K is too short for stream-K
-// (below 4096), the 64x128 tile gives twice the blocks: 1024^3 went from 0.77-0.89 to 1.14 of
-// cuBLAS, 1568x512x2048 12.9 us against 22.1 on 128x128 split in two (eighth session). Where
+// stays on 128x128 (the same shapes within 3% either way). When the 64x128 tiles make at most
+// one wave and K is too short for stream-K (below 4096), the 64x128 tile gives twice the
+// blocks: 1024^3 went from 0.77-0.89 to 1.14 of cuBLAS, 1568x512x2048 12.9 us against 22.1
+// on 128x128 split in two (eighth session). Where
 // they would make more than one wave, 128x128 (6272x256x1024: 12.5 against 14.7; 3136x512x1152:
 // 12.0 against 15.5). With a deep K the 128x128 tile split over K was faster
 // (1024x1024x65536: 0.80-0.92 against 0.61 unsplit with 64x128; 16x4096x4096: 0.76 against 0.69).
