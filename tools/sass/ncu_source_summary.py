@@ -17,6 +17,7 @@ divides those counts by COUNT, e.g. the warps times the tiles to read instructio
 per tile (the executed counts are a warp's issues, predicated-off ones included).
 """
 import argparse
+import collections
 import csv
 import re
 import sys
@@ -102,11 +103,11 @@ def main():
         top = sorted(((sum(number(d[c]) for d in inside), c[6:]) for c in reasons), reverse=True)[:4]
         why = ", ".join(f"{c} {v}" for v, c in top if v)
         print(f"range {name}: {len(inside)} instructions, {n} samples ({100 * n / total:.1f}%): {why}")
-        ops = {}
+        ops = collections.Counter()
         for d in inside:
-            ops[opcode(d["Source"])] = ops.get(opcode(d["Source"]), 0) + number(d["Instructions Executed"])
+            ops[opcode(d["Source"])] += number(d["Instructions Executed"])
         executed = sum(ops.values())
-        mix = ", ".join(f"{op} {v / args.per:.4g}" for op, v in sorted(ops.items(), key=lambda kv: -kv[1])[:10] if v)
+        mix = ", ".join(f"{op} {v / args.per:.4g}" for op, v in ops.most_common(10) if v)
         per = f" / {args.per:g}" if args.per != 1 else ""
         print(f"  executed{per}: {executed / args.per:.4g}: {mix}")
     print("\nlandmarks that ran (the instruction after a wait holds the samples of its spin):")
