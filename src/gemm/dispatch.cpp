@@ -21,15 +21,15 @@ using gemm_detail::Choice;
 
 template <DataType Element>
 cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, TmaMatrix const& b,
-                StreamKParams const& sk, cudaStream_t stream) {
+                StreamKParams const& sk, TmaStoreD const& d, cudaStream_t stream) {
   auto const& p = ch.problem;
   const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
   if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma) {
     const int c = ch.sm90.config;
-    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b, sk);
-    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b, sk);
-    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b, sk);
-    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b, sk);
+    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b, sk, d);
+    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b, sk, d);
+    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b, sk, d);
+    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b, sk, d);
   }
   if (ka && kb) return sm80::run_gemm<Element, Major::kK, Major::kK>(ch.sm80, params, p.batch, stream);
   if (ka) return sm80::run_gemm<Element, Major::kK, Major::kMN>(ch.sm80, params, p.batch, stream);
@@ -141,8 +141,12 @@ Status gemm(GemmArguments const& args, cudaStream_t stream) {
       return s;
     }
   }
-  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, sk, stream)
-                                                    : run<DataType::kBF16>(ch, params, tma_a, tma_b, sk, stream);
+  // D's map for the TMA epilogue; where the driver refuses it, the registers store D.
+  TmaStoreD tma_d;
+  tma_d.on = ch.kernel == gemm_detail::GemmKernel::kSm90Tma && ch.sm90.d_tma &&
+             sm90::encode_tma_map(ch.sm90.d, args.d, &tma_d.map);
+  cudaError_t e = args.input_type == DataType::kF16 ? run<DataType::kF16>(ch, params, tma_a, tma_b, sk, tma_d, stream)
+                                                    : run<DataType::kBF16>(ch, params, tma_a, tma_b, sk, tma_d, stream);
   if (e == cudaSuccess && ch.splits > 1) {
     e = sm80::split_k_reduce(workspace.get<float>(), ch.splits, p.m, p.n, p.batch, epilogue, stream);
   }

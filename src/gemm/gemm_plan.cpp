@@ -307,6 +307,25 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
   return true;
 }
 
+bool plan_d_map(GemmArguments const& args, KernelProblem const& p, sm90::TmaTileConfigInfo const& c, int splits,
+                DeviceInfo const& device, sm90::TmaMapParams* out) {
+  if (!device.tma_store || data_type_bytes(args.output_type) != 2 || splits > 1 || c.store_warps > 0 ||
+      !epilogue_vectorizes(args)) {
+    return false;
+  }
+  // A warpgroup's rows: the whole tile in ping-pong, else half of it (64 rows side by side).
+  const int wg_rows = c.ping_pong || c.tile_m == 64 ? c.tile_m : c.tile_m / 2;
+  sm90::TmaMapParams m;
+  m.rank = 3, m.swizzle_bytes = 128;
+  m.dims[0] = std::uint64_t(p.n), m.dims[1] = std::uint64_t(p.m), m.dims[2] = std::uint64_t(p.batch);
+  m.strides[0] = std::uint64_t(args.ldd) * 2;
+  m.strides[1] = p.batch > 1 ? std::uint64_t(args.d_batch_stride) * 2 : m.strides[0] * m.dims[1];
+  m.box[0] = 64, m.box[1] = std::uint32_t(wg_rows), m.box[2] = 1;
+  if (!sm90::tma_map_problem(m).empty()) return false;
+  *out = m;
+  return true;
+}
+
 namespace {
 
 // Staging pays when the GEMM is large: below 2^27 multiply-adds (512^3) the copy's launch and
@@ -449,6 +468,7 @@ Status choose(GemmArguments const& args, DeviceInfo const& device, Choice* out) 
       } else {
         choose_splits(p, c.tile_m * cluster, c.tile_n, c.tile_k, clusters.sms, &out->splits, &out->k_tiles_per_split);
       }
+      out->sm90.d_tma = plan_d_map(args, p, c, out->splits, device, &out->sm90.d);
       return {};
     }
     if (!args.config.empty()) {
@@ -507,7 +527,8 @@ GemmPlan describe(Choice const& ch) {
             ch.problem.swapped, ch.splits,
             "sm90_tma_warp_specialized",
             std::string(c.ping_pong ? "ping-pong persistent" : "cooperative persistent") +
-                (c.cluster_m > 1 ? ", clusters of " + std::to_string(c.cluster_m) + " along M (B multicast)" : "")};
+                (c.cluster_m > 1 ? ", clusters of " + std::to_string(c.cluster_m) + " along M (B multicast)" : "") +
+                (ch.sm90.d_tma ? ", D stored by the TMA engine" : "")};
   }
   const bool staged = ch.a_staged.on || ch.b_staged.on;
   return {sm80::kTileConfigs[ch.sm80.config].name, (ch.sm80.edges ? "edge" : "interior") + split,

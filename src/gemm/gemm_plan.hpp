@@ -30,6 +30,10 @@
 #include "tessel/gemm/stream_k.hpp"
 #include "tessel/runtime/gemm.hpp"
 
+namespace tessel::sm90 {
+struct TmaTileConfigInfo;  // gemm/tile_configs_sm90.hpp
+}  // namespace tessel::sm90
+
 namespace tessel::gemm_detail {
 
 // One operand as the kernel sees it: (MN, K), K-major or MN-major.
@@ -71,6 +75,8 @@ struct TmaChoice {
   sm90::TmaMapParams a, b;  // over the staged copies where the operands are staged
   bool a_broadcast = false, b_broadcast = false;  // batch stride 0: a map of one batch
   StreamKSchedule stream_k;  // sk_items == 0: whole tiles only (its blocks and items set at launch)
+  bool d_tma = false;        // D stored by the TMA engine (epilogue_tma_store_sm90.hpp), through map d
+  sm90::TmaMapParams d;
 };
 
 struct Choice {
@@ -86,6 +92,14 @@ struct Choice {
 // The map of one operand (MN, K) of `batch` batches for tiles of tile_mn x 64 (TmaMatrix,
 // tessel/gemm/matrix_operand_sm90.hpp); false when the TMA engine cannot read it.
 bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90::TmaMapParams* out, bool* broadcast);
+
+// D's map for the TMA epilogue (tessel/gemm/epilogue_tma_store_sm90.hpp) of configuration c:
+// (N, M, batch) in the kernel's view, boxes of 64 columns and a warpgroup's rows, 128-byte
+// swizzle. False where the epilogue stores from the registers: D not 16-bit, split-K (the
+// kernel writes fp32 slices), the store warps' configurations, D or C not in 16-byte runs
+// (epilogue_vectorizes), or TESSEL_DISABLE_TMA_STORE set (DeviceInfo::tma_store).
+bool plan_d_map(GemmArguments const& args, KernelProblem const& p, sm90::TmaTileConfigInfo const& c, int splits,
+                DeviceInfo const& device, sm90::TmaMapParams* out);
 
 // Stream-K for the persistent TMA kernel on `batch` (M, N, K) GEMMs in tiles of tile_m x tile_n x
 // tile_k, where whole tiles would leave SMs idle and K is deep (the rule: gemm_plan.cpp); an

@@ -10,11 +10,11 @@ namespace tessel::sm90 {
 #if defined(TESSEL_HAS_SM90A)
 template <class Element, Major A, Major B, int Index = 0>
 cudaError_t run_gemm_tma_at(int config, GemmParams const& p, int batch, cudaStream_t stream, TmaMatrix const& a,
-                            TmaMatrix const& b, StreamKParams const& sk) {
+                            TmaMatrix const& b, StreamKParams const& sk, TmaStoreD const& d) {
   if constexpr (Index == kNumTmaTileConfigs) {
     return cudaErrorInvalidValue;
   } else {
-    if (config != Index) return run_gemm_tma_at<Element, A, B, Index + 1>(config, p, batch, stream, a, b, sk);
+    if (config != Index) return run_gemm_tma_at<Element, A, B, Index + 1>(config, p, batch, stream, a, b, sk, d);
     using Config = typename TmaTileConfigAt<Index>::template Config<Element, A, B>;
     static_assert(kTmaTileConfigs[Index].tile_m == Config::kTileM && kTmaTileConfigs[Index].tile_n == Config::kTileN &&
                       kTmaTileConfigs[Index].tile_k == Config::kTileK &&
@@ -24,21 +24,22 @@ cudaError_t run_gemm_tma_at(int config, GemmParams const& p, int batch, cudaStre
                       kTmaTileConfigs[Index].store_warps == Config::kStoreWarps &&
                       kTmaTileConfigs[Index].smem_bytes() == kTmaKernelSmemBytes<Config, true>,
                   "tile_configs_sm90: the table row and the shape type disagree");
-    return launch_gemm_sm90_tma<Config, true>(p, batch, stream, MatrixTmaSource<A, Config::kTileM, Config::kTileK>{a},
-                                              MatrixTmaSource<B, Config::kTileN, Config::kTileK, Config::kClusterM>{b},
-                                              sk);
+    constexpr bool kTmaStore = Config::kStoreWarps == 0;  // the store warps' tiles stay theirs
+    return launch_gemm_sm90_tma<Config, true, kTmaStore>(
+        p, batch, stream, MatrixTmaSource<A, Config::kTileM, Config::kTileK>{a},
+        MatrixTmaSource<B, Config::kTileN, Config::kTileK, Config::kClusterM>{b}, sk, d);
   }
 }
 #endif
 
 template <DataType Input, Major A, Major B>
 cudaError_t run_gemm_tma(int config, GemmParams const& p, int batch, cudaStream_t stream, TmaMatrix const& a,
-                         TmaMatrix const& b, StreamKParams const& sk) {
+                         TmaMatrix const& b, StreamKParams const& sk, TmaStoreD const& d) {
 #if defined(TESSEL_HAS_SM90A)
   using Element = std::conditional_t<Input == DataType::kF16, Half, BFloat16>;
-  return run_gemm_tma_at<Element, A, B>(config, p, batch, stream, a, b, sk);
+  return run_gemm_tma_at<Element, A, B>(config, p, batch, stream, a, b, sk, d);
 #else
-  (void)config, (void)p, (void)batch, (void)stream, (void)a, (void)b, (void)sk;
+  (void)config, (void)p, (void)batch, (void)stream, (void)a, (void)b, (void)sk, (void)d;
   return cudaErrorNotSupported;  // planned only where DeviceInfo::wgmma()
 #endif
 }

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "tessel/gemm/epilogue_tma_store_sm90.hpp"
 #include "tessel/gemm/matrix_operand_sm90.hpp"
 #include "tessel/gemm/stream_k.hpp"
 #include "tessel/gemm/tile_loader.hpp"
@@ -13,10 +14,11 @@
 namespace tessel::sm90 {
 
 // Launches configuration `config` (an index into kTmaTileConfigs) on A and B's maps (encoded
-// for that configuration's tile: gemm_plan.hpp), with stream-K when sk has stream-K items.
+// for that configuration's tile: gemm_plan.hpp), with stream-K when sk has stream-K items, and
+// the TMA epilogue where d.on (D's map, for that configuration's boxes).
 // cudaErrorNotSupported where libtessel has no sm_90a code.
 template <DataType Input, Major A, Major B>
 cudaError_t run_gemm_tma(int config, GemmParams const& params, int batch, cudaStream_t stream, TmaMatrix const& a,
-                         TmaMatrix const& b, StreamKParams const& sk);
+                         TmaMatrix const& b, StreamKParams const& sk, TmaStoreD const& d);
 
 }  // namespace tessel::sm90

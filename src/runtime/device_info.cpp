@@ -38,6 +38,7 @@ DeviceInfo planning_device_without_gpu() {
   DeviceInfo d;
   d.sm90_kernels = sm90_kernels_enabled();
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
+  d.tma_store = unset_or_zero("TESSEL_DISABLE_TMA_STORE");
   d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   d.conv_as_gemm = unset_or_zero("TESSEL_DISABLE_CONV_AS_GEMM");
   d.packed_groups = unset_or_zero("TESSEL_DISABLE_PACKED_GROUPS");
@@ -64,6 +65,7 @@ Status current_device(const char* who, DeviceInfo* out) {
   d.sm90_kernels = sm90_kernels_enabled();
   d.tma_encoder = d.wgmma() && unset_or_zero("TESSEL_DISABLE_TMA") && sm90::tma_encoders_available();
   d.stream_k = unset_or_zero("TESSEL_DISABLE_STREAM_K");
+  d.tma_store = unset_or_zero("TESSEL_DISABLE_TMA_STORE");
   d.stream_k_min_k_tiles = stream_k_min_k_tiles();
   d.conv_as_gemm = unset_or_zero("TESSEL_DISABLE_CONV_AS_GEMM");
   d.packed_groups = unset_or_zero("TESSEL_DISABLE_PACKED_GROUPS");

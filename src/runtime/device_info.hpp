@@ -14,6 +14,7 @@ struct DeviceInfo {
   bool sm90_kernels = true;        // libtessel has sm_90a code and TESSEL_DISABLE_SM90 is unset or "0"
   bool tma_encoder = true;         // the driver's tensor-map encoders were found, TESSEL_DISABLE_TMA unset or "0"
   bool stream_k = true;            // the TMA kernel may run stream-K: TESSEL_DISABLE_STREAM_K unset or "0"
+  bool tma_store = true;           // ... and store 16-bit D by the TMA engine: TESSEL_DISABLE_TMA_STORE unset or "0"
   // ... for tiles of at least this many K tiles (src/gemm/gemm_plan.cpp says why 64);
   // TESSEL_STREAM_K_MIN_K_TILES=n sets it (the device tests run stream-K on small problems).
   int stream_k_min_k_tiles = 64;

@@ -43,6 +43,7 @@ struct Case {
   bool c_is_d = false;   // C and D the same memory
   std::string config;    // "" = heuristic
   std::string access;    // if set: what plan() must say of the global loads (GemmPlan::access)
+  std::string schedule;  // if set: a part of what plan() must say of the schedule (GemmPlan::schedule)
   bool broadcast_a = false, broadcast_b = false;  // batch stride 0: one A (B) for every batch
 
   std::string describe() const {
@@ -124,10 +125,11 @@ void run_case(Case const& t, unsigned seed) {
   args.bias = t.bias ? static_cast<char*>(dbias.ptr) + t.offset * ob : nullptr;
   args.activation = t.act;
   args.config = t.config;
-  if (!t.access.empty()) {
+  if (!t.access.empty() || !t.schedule.empty()) {
     GemmPlan p;
     ASSERT_TRUE(plan(args, &p).ok());
-    EXPECT_EQ(p.access, t.access);
+    if (!t.access.empty()) EXPECT_EQ(p.access, t.access);
+    EXPECT_NE(p.schedule.find(t.schedule), std::string::npos) << p.schedule;
   }
   Status s = gemm(args, nullptr);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -539,6 +541,29 @@ void expect_same_bits_every_run(int m, int n, int k, std::string const& c) {
 
 // Deep K with few tiles runs split-K or stream-K; the fixed-order sums (the reduction kernel's,
 // the fix-up's) give the same bits every run, whichever block finishes last.
+// 16-bit D through the TMA epilogue (epilogue_tma_store_sm90.hpp; the store warps' configuration
+// keeps its own): each form of the values (plain, ReLU, GELU, C, bias per column and, with
+// column-major D, per row), edges of M and N inside a box, N narrower than a box, batches, C
+// as D, padded rows, and enough tiles that each block's staging groups are reused.
+TEST_P(GemmSm90Config, SixteenBitDThroughTheTmaEngine) {
+  const std::string c = GetParam();
+  const std::string engine = c.ends_with("_sw") ? "" : "D stored by the TMA engine";
+  const DataType f16 = DataType::kF16, bf16 = DataType::kBF16;
+  run_case(Case{.m = 300, .n = 200, .k = 64, .out = f16, .config = c, .schedule = engine}, 61);
+  run_case(Case{.m = 131, .n = 72, .k = 128, .out = bf16, .alpha = 0.5f, .bias = true, .act = Activation::kReLU,
+                .config = c, .schedule = engine},
+           62);
+  run_case(Case{.m = 257, .n = 136, .k = 96, .d_layout = kCol, .out = f16, .beta = 0.75f, .bias = true,
+                .act = Activation::kGELU, .config = c, .schedule = engine},
+           63);
+  run_case(Case{.m = 96, .n = 24, .k = 64, .batch = 3, .out = bf16, .beta = 1.0f, .c_is_d = true, .config = c,
+                .schedule = engine},
+           64);
+  run_case(Case{.m = 200, .n = 328, .k = 64, .out = f16, .pad = 8, .config = c, .schedule = engine}, 65);
+  run_case(Case{.m = 2100, .n = 1030, .k = 80, .batch = 2, .out = bf16, .bias = true, .config = c, .schedule = engine},
+           66);
+}
+
 TEST_P(GemmSm90Config, SplitKAndStreamKAreDeterministic) {
   const std::string c = GetParam();
   run_case(Case{.m = 64, .n = 96, .k = 8192, .d_layout = kCol, .out = DataType::kF16, .alpha = 0.5f, .beta = 1.0f,

@@ -480,5 +480,70 @@ TEST(GemmPlanH100, ClustersLoadHalfOfBAndPlanPairsOfTiles) {
   EXPECT_NE(refused.message().find("clusters of 2"), std::string::npos) << refused.message();
 }
 
+// 16-bit D in 16-byte runs, unsplit: the TMA epilogue stores it through D's map, (N, M, batch)
+// in the kernel's view, boxes of 64 columns and one warpgroup's rows.
+TEST(GemmPlanH100, SixteenBitDIsStoredByTheTmaEngine) {
+  auto choice = [](GemmArguments const& args, DeviceInfo const& device = kH100) {
+    gemm_detail::Choice ch;
+    EXPECT_TRUE(gemm_detail::choose(args, device, &ch).ok());
+    return ch;
+  };
+  GemmArguments args = packed(4096, 2048, 512);
+  args.output_type = DataType::kF16;
+  gemm_detail::Choice ch = choice(args);
+  ASSERT_EQ(gemm_detail::describe(ch).config, "sm90_128x256x64_s4");
+  ASSERT_TRUE(ch.sm90.d_tma);
+  EXPECT_NE(gemm_detail::describe(ch).schedule.find("D stored by the TMA engine"), std::string::npos);
+  const sm90::TmaMapParams& d = ch.sm90.d;
+  EXPECT_EQ(d.rank, 3);
+  EXPECT_EQ(d.swizzle_bytes, 128);
+  EXPECT_EQ(d.dims[0], 2048u);
+  EXPECT_EQ(d.dims[1], 4096u);
+  EXPECT_EQ(d.dims[2], 1u);
+  EXPECT_EQ(d.strides[0], 2048u * 2);
+  EXPECT_EQ(d.box[0], 64u);
+  EXPECT_EQ(d.box[1], 64u);  // a warpgroup's 64 rows of the 128-row tile
+  // Column-major D: the kernel's view is transposed, ldd its row pitch; batches by their stride.
+  args.d_layout = MatrixLayout::kColumnMajor, args.ldd = 4096 + 8;
+  args.batch = 3, args.a_batch_stride = std::int64_t(4096) * 512, args.b_batch_stride = std::int64_t(2048) * 512;
+  args.d_batch_stride = std::int64_t(2048) * (4096 + 8) + 64;
+  ch = choice(args);
+  ASSERT_TRUE(ch.sm90.d_tma);
+  EXPECT_EQ(ch.sm90.d.dims[0], 4096u);
+  EXPECT_EQ(ch.sm90.d.dims[1], 2048u);
+  EXPECT_EQ(ch.sm90.d.dims[2], 3u);
+  EXPECT_EQ(ch.sm90.d.strides[0], (4096u + 8) * 2);
+  EXPECT_EQ(ch.sm90.d.strides[1], std::uint64_t(args.d_batch_stride) * 2);
+  // A ping-pong warpgroup stores the whole tile: boxes of 128 rows; 256x64's warpgroups 128.
+  for (const char* name : {"sm90_128x128x64_s5_pingpong", "sm90_256x64x64_s4", "sm90_64x128x64_s8"}) {
+    GemmArguments forced = packed(4096, 4096, 512);
+    forced.output_type = DataType::kBF16, forced.config = name;
+    ch = choice(forced);
+    ASSERT_TRUE(ch.sm90.d_tma) << name;
+    EXPECT_EQ(ch.sm90.d.box[1], std::string(name) == "sm90_64x128x64_s8" ? 64u : 128u) << name;
+  }
+  // The registers store: fp32 D, D or C off 16-byte runs (the store warps' configuration),
+  // split-K's fp32 slices, TESSEL_DISABLE_TMA_STORE.
+  GemmArguments f32 = packed(4096, 2048, 512);
+  EXPECT_FALSE(choice(f32).sm90.d_tma);
+  GemmArguments odd = packed(4096, 2048, 512);
+  odd.output_type = DataType::kF16, odd.ldd = 2048 + 4;
+  EXPECT_FALSE(choice(odd).sm90.d_tma);
+  GemmArguments residual = packed(4096, 2048, 512);
+  residual.output_type = DataType::kF16, residual.beta = 1.0f, residual.ldc = 2048;
+  residual.c = address((std::uintptr_t(4) << 36) + 2);
+  EXPECT_FALSE(choice(residual).sm90.d_tma);
+  residual.c = address(std::uintptr_t(4) << 36);
+  EXPECT_TRUE(choice(residual).sm90.d_tma);
+  GemmArguments deep = packed(256, 256, 65536);
+  deep.output_type = DataType::kF16;
+  ch = choice(deep);
+  ASSERT_GT(ch.splits, 1);
+  EXPECT_FALSE(ch.sm90.d_tma);
+  DeviceInfo off = kH100;
+  off.tma_store = false;
+  EXPECT_FALSE(choice(args, off).sm90.d_tma);
+}
+
 }  // namespace
 }  // namespace tessel

@@ -57,6 +57,29 @@ __device__ inline void pack_pair(float x0, float x1, std::uint32_t* words) {
     words[0] = *reinterpret_cast<std::uint32_t const*>(&pair);
   }
 }
+// One pair of D's values, row r and chunk j of the thread (accumulator_pair), packed as D's
+// words: alpha * acc, plus beta * C's pair (c_pair; nullptr past M or without C), the column's
+// bias (b0, b1) and the row's, then the activation. General = false: alpha * acc + bias only,
+// and ReLU where Relu, without a decision per element.
+template <class Config, class Out, bool Relu, bool General>
+__device__ inline void pair_value(float const (&acc)[Config::kAccumulators], int r, int j, Out const* c_pair, float b0,
+                                  float b1, float row_bias, EpilogueParams const& p, std::uint32_t* words) {
+  float const* v = accumulator_pair<Config>(acc, r, j);
+  float x0, x1;
+  if constexpr (General) {
+    float c0 = 0.0f, c1 = 0.0f;
+    if (c_pair != nullptr) {
+      const OutPair<Out> cv = *reinterpret_cast<OutPair<Out> const*>(c_pair);
+      c0 = to_float(cv.x), c1 = to_float(cv.y);
+    }
+    x0 = epilogue_value(v[0], c0, b0 + row_bias, p.alpha, p.beta, p.act);
+    x1 = epilogue_value(v[1], c1, b1 + row_bias, p.alpha, p.beta, p.act);
+  } else {
+    x0 = p.alpha * v[0] + b0, x1 = p.alpha * v[1] + b1;
+    if constexpr (Relu) x0 = fmaxf(x0, 0.0f), x1 = fmaxf(x1, 0.0f);
+  }
+  pack_pair<Out>(x0, x1, words);
+}
 
 // D (and C) 16-byte aligned (vector_ok). Each lane of a quad (the 4 lanes that share rows)
 // holds pairs 8 bytes (fp32) or 4 bytes apart; kG = 8 / sizeof(Out) lanes exchange them by a
@@ -94,21 +117,8 @@ __device__ void store_full_columns(float const (&acc)[Config::kAccumulators], Ou
       if (bias != nullptr && inside) b0 = to_float(bias[8 * (j0 + c)]), b1 = to_float(bias[8 * (j0 + c) + 1]);
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
-        float const* v = accumulator_pair<Config>(acc, r, j0 + c);
-        float x0, x1;
-        if constexpr (General) {
-          float c0 = 0.0f, c1 = 0.0f;
-          if (c_out[r] != nullptr && inside) {
-            const OutPair<Out> cv = *reinterpret_cast<OutPair<Out> const*>(c_out[r] + 8 * (j0 + c));
-            c0 = to_float(cv.x), c1 = to_float(cv.y);
-          }
-          x0 = epilogue_value(v[0], c0, b0 + row_bias[r], p.alpha, p.beta, p.act);
-          x1 = epilogue_value(v[1], c1, b1 + row_bias[r], p.alpha, p.beta, p.act);
-        } else {
-          x0 = p.alpha * v[0] + b0, x1 = p.alpha * v[1] + b1;
-          if constexpr (Relu) x0 = fmaxf(x0, 0.0f), x1 = fmaxf(x1, 0.0f);
-        }
-        pack_pair<Out>(x0, x1, x[r][c]);
+        Out const* c_pair = c_out[r] != nullptr && inside ? c_out[r] + 8 * (j0 + c) : nullptr;
+        pair_value<Config, Out, Relu, General>(acc, r, j0 + c, c_pair, b0, b1, row_bias[r], p, x[r][c]);
       }
     }
     // Butterfly transpose: at distance m, the lane whose bit m is clear gives its chunks with

@@ -20,6 +20,7 @@
 #include "epilogue_sm90.hpp"
 #include "tile_loader.hpp"
 #include "tile_scheduler.hpp"
+#include "tessel/arch/named_barrier.hpp"
 #include "tessel/arch/sm80.hpp"
 #include "tessel/arch/sm90/wgmma.hpp"
 
@@ -81,12 +82,6 @@ __device__ void stage_accumulators(unsigned char* staging, float const (&acc)[Co
       }
     }
   }
-}
-
-// Named barrier `id` over `Threads` threads.
-template <int Threads>
-__device__ inline void named_barrier(int id) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
 }
 
 }  // namespace detail

@@ -12,7 +12,8 @@
 //   MMA warpgroups: per K tile, wait on full[stage], issue the wgmmas of the stage, keep one
 //             group in flight; once tile i-1's group is done, each warp arrives on
 //             empty[its stage]
-//   epilogue  the MMA warpgroups alone, from their registers to D (epilogue_sm90.hpp)
+//   epilogue  the MMA warpgroups alone, from their registers to D (epilogue_sm90.hpp), or for
+//             16-bit D through shared memory and the TMA engine (epilogue_tma_store_sm90.hpp)
 // No block-wide barrier and no address arithmetic sits in the MMA warps' loop.
 //
 // Persistent: one block per SM walks its work segments (stream_k.hpp: whole tiles, round robin,
@@ -56,6 +57,7 @@
 
 #include "config_sm90.hpp"
 #include "epilogue.hpp"
+#include "epilogue_tma_store_sm90.hpp"
 #include "kernel_sm90.hpp"  // detail::wgmma_k_tile, detail::store_accumulators
 #include "stream_k.hpp"
 #include "tile_loader.hpp"
@@ -155,11 +157,11 @@ __device__ bool stream_k_fixup(StreamKParams const& sk, int t, int slot, float (
 #endif
 
 #if defined(__CUDACC__)
-template <class Config, bool Persistent, class ASource, class BSource>
+template <class Config, bool Persistent, bool TmaStore, class ASource, class BSource>
 __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
     gemm_kernel_sm90_tma(GemmParams p, const __grid_constant__ StreamKParams sk,
                          const __grid_constant__ WorkItemDecoder<Config> decode, const __grid_constant__ ASource a_source,
-                         const __grid_constant__ BSource b_source) {
+                         const __grid_constant__ BSource b_source, const __grid_constant__ TmaStoreD d_store) {
 #if defined(TESSEL_ARCH_SM90A_ENABLED)
   static_assert(Config::kMmaInFlight == 1, "gemm_kernel_sm90_tma releases a stage one K tile after its wgmmas");
   static_assert(Persistent || !Config::kPingPong, "gemm_kernel_sm90_tma: ping-pong needs the persistent form");
@@ -210,6 +212,12 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   const int block = Persistent ? int(blockIdx.x) / kCluster : 0;
   constexpr bool kBatchShaped = BatchShapedSource<ASource>;
   static_assert(!kBatchShaped || kStoreWarps == 0, "gemm_kernel_sm90_tma: batches of their own shape store from the MMA warps");
+  // The TMA epilogue (epilogue_tma_store_sm90.hpp), where the launch asks for it (d_store.on);
+  // the MMA warps store from their registers otherwise.
+  static_assert(!TmaStore || (Persistent && kStoreWarps == 0 && !kBatchShaped && detail::TmaStoreShape<Config>::kFits),
+                "gemm_kernel_sm90_tma: the TMA epilogue needs the persistent form, the MMA warps storing, plain "
+                "batches and two groups of boxes in the staging area");
+  const bool tma_store = TmaStore && d_store.on;
   auto work = [&](WorkSegment const& s) {
     BlockWork w = Persistent ? decode(s.item, rank) : block_work<Config>(p);
     if (Persistent && s.item >= schedule.dp_items()) w.tile_begin = s.k_begin, w.tile_end = s.k_end;  // a stream-K segment
@@ -290,6 +298,7 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
   int stage = 0, round = 0;
   int mine = 0;  // ping-pong: items of this warpgroup so far
   int jobs = 0;  // store warps: tiles handed to them so far
+  int passes = 0;  // TMA epilogue: this warpgroup's passes so far
   auto cursor = schedule.start(block);
   int j = 0;
   for (WorkSegment seg; schedule.next(cursor, &seg); ++j) {
@@ -338,6 +347,15 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
       ++jobs;
       continue;
     }
+    if constexpr (TmaStore) {
+      if (tma_store) {
+        detail::store_accumulators_tma<Config>(acc, wg, wg_m, wg_n, p.epilogue, &d_store.map, z,
+                                               tile.m * Config::kTileM, tile.n * Config::kTileN,
+                                               p.m - tile.m * Config::kTileM, p.n - tile.n * Config::kTileN, staging,
+                                               passes);
+        continue;
+      }
+    }
     // Not persistent: the epilogue's scratch lies over the ring, which every MMA warp is done
     // reading once all have passed their last wgmma wait.
     if constexpr (!Persistent) detail::named_barrier<Config::kThreads>(1);
@@ -352,6 +370,9 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
                                          tile.n * Config::kTileN, p.m - tile.m * Config::kTileM,
                                          p.n - tile.n * Config::kTileN, staging);
     }
+  }
+  if constexpr (TmaStore) {  // the engine is done reading the staging area and writing D
+    if (tma_store && threadIdx.x % 128 == 0) tma_store_wait<0>();
   }
   if constexpr (kStoreWarps > 0) {  // no more tiles
     if (jobs > 0) mbarrier_wait(stored, (jobs - 1) & 1);
@@ -371,10 +392,11 @@ __global__ void __launch_bounds__(kTmaKernelThreads<Config>, Persistent ? 1 : 2)
 // (p.splits == 1), else one block per SM (fewer if there are fewer items), data-parallel; with
 // clusters, the schedule counts clusters (pairs of tile rows, half as many blocks as SMs) and
 // each of its blocks is launched as a cluster of Config::kClusterM.
-template <class Config, bool Persistent, class ASource, class BSource>
+// TmaStore: the kernel has the TMA epilogue, which it runs where d.on (the GEMM's instances).
+template <class Config, bool Persistent, bool TmaStore = false, class ASource, class BSource>
 cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t stream, ASource const& a,
-                                 BSource const& b, StreamKParams sk = {}) {
-  auto kernel = gemm_kernel_sm90_tma<Config, Persistent, ASource, BSource>;
+                                 BSource const& b, StreamKParams sk = {}, TmaStoreD const& d = {}) {
+  auto kernel = gemm_kernel_sm90_tma<Config, Persistent, TmaStore, ASource, BSource>;
   constexpr int kSmem = kTmaKernelSmemBytes<Config, Persistent>, kCluster = Config::kClusterM;
   static_assert(kSmem <= 227 * 1024, "launch_gemm_sm90_tma: more than 227 KiB of shared memory per block");
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
@@ -412,7 +434,7 @@ cudaError_t launch_gemm_sm90_tma(GemmParams const& p, int batch, cudaStream_t st
   attrs[1].id = cudaLaunchAttributeClusterDimension;
   attrs[1].val.clusterDim.x = kCluster, attrs[1].val.clusterDim.y = 1, attrs[1].val.clusterDim.z = 1;
   config.attrs = attrs, config.numAttrs = kCluster > 1 ? 2 : 1;
-  return cudaLaunchKernelEx(&config, kernel, p, sk, decode, a, b);
+  return cudaLaunchKernelEx(&config, kernel, p, sk, decode, a, b, d);
 }
 #endif
 

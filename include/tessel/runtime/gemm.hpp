@@ -121,7 +121,9 @@ struct GemmPlan {
   std::string schedule; // "cooperative persistent" (both MMA warpgroups on one tile, one block
                         // per SM walking the tiles), "ping-pong persistent" (each warpgroup
                         // its own tile, in turn) or "one tile per block" (sm80); ", clusters
-                        // of 2 along M (B multicast)" for the _c2 configurations
+                        // of 2 along M (B multicast)" for the _c2 configurations; ", D
+                        // stored by the TMA engine" where the epilogue stages 16-bit D in
+                        // shared memory for the engine to store
 };
 Status plan(const GemmArguments& args, GemmPlan* out);
 

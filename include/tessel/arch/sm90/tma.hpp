@@ -105,4 +105,53 @@ TESSEL_HOST_DEVICE inline void tma_load_im2col_4d_multicast(void* smem_dst, CUte
 #endif
 }
 
+// ---- stores: shared -> global (the epilogue, gemm/epilogue_tma_store_sm90.hpp). One thread
+// asks the engine to write a box of shared memory, laid out (swizzled) as the map says, into
+// the tensor; what lies outside the tensor is not written. The stores are bulk async-groups of
+// the issuing thread:
+//   fence_proxy_async_shared();            // every writer: its st.shared / stmatrix are seen
+//   ... barrier ...                        //   by the engine (the async proxy)
+//   tma_store_3d(&map, smem_box, c0, c1, c2);   // one thread
+//   tma_store_commit();                    // the same thread: its stores so far, one group
+//   tma_store_wait_read<N>();              // at most N groups still read their shared memory
+//   tma_store_wait<0>();                   // every group's writes are done (before exit)
+
+TESSEL_HOST_DEVICE inline void tma_store_3d(CUtensorMap const* map, void const* smem_src, int c0, int c1, int c2) {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(detail::smem_address(smem_src)), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+#else
+  arch_unsupported("cp.async.bulk.tensor (store) is used on sm_90a only", map, smem_src, c0, c1, c2);
+#endif
+}
+
+TESSEL_HOST_DEVICE inline void tma_store_commit() {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+template <int N>
+TESSEL_HOST_DEVICE inline void tma_store_wait_read() {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+template <int N>
+TESSEL_HOST_DEVICE inline void tma_store_wait() {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// This thread's writes to shared memory (the generic proxy) become visible to the TMA engine.
+TESSEL_HOST_DEVICE inline void fence_proxy_async_shared() {
+#if defined(TESSEL_ARCH_SM90A_ENABLED)
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
 }  // namespace tessel
