@@ -309,8 +309,10 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
 
 bool plan_d_map(GemmArguments const& args, KernelProblem const& p, sm90::TmaTileConfigInfo const& c, int splits,
                 DeviceInfo const& device, sm90::TmaMapParams* out) {
+  // The engine writes D's rows in 16-byte units: with N = 7 and ldd = 8 it wrote column 7 of
+  // every row (measured on the H200), so N must end on a 16-byte boundary.
   if (!device.tma_store || data_type_bytes(args.output_type) != 2 || splits > 1 || c.store_warps > 0 ||
-      !epilogue_vectorizes(args)) {
+      !epilogue_vectorizes(args) || p.n % 8 != 0) {
     return false;
   }
   // A warpgroup's rows: the whole tile in ping-pong, else half of it (64 rows side by side).

@@ -97,7 +97,8 @@ bool plan_operand_map(OperandView const& v, int k, int batch, int tile_mn, sm90:
 // (N, M, batch) in the kernel's view, boxes of 64 columns and a warpgroup's rows, 128-byte
 // swizzle. False where the epilogue stores from the registers: D not 16-bit, split-K (the
 // kernel writes fp32 slices), the store warps' configurations, D or C not in 16-byte runs
-// (epilogue_vectorizes), or TESSEL_DISABLE_TMA_STORE set (DeviceInfo::tma_store).
+// (epilogue_vectorizes), N (the kernel's) not a multiple of 8, or TESSEL_DISABLE_TMA_STORE set
+// (DeviceInfo::tma_store).
 bool plan_d_map(GemmArguments const& args, KernelProblem const& p, sm90::TmaTileConfigInfo const& c, int splits,
                 DeviceInfo const& device, sm90::TmaMapParams* out);
 

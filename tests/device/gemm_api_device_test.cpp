@@ -544,7 +544,8 @@ void expect_same_bits_every_run(int m, int n, int k, std::string const& c) {
 // 16-bit D through the TMA epilogue (epilogue_tma_store_sm90.hpp; the store warps' configuration
 // keeps its own): each form of the values (plain, ReLU, GELU, C, bias per column and, with
 // column-major D, per row), edges of M and N inside a box, N narrower than a box, batches, C
-// as D, padded rows, and enough tiles that each block's staging groups are reused.
+// as D, padded rows, and enough tiles that each block's staging groups are reused. N that ends
+// inside a 16-byte run stays on the registers (the engine would write the rest of the run).
 TEST_P(GemmSm90Config, SixteenBitDThroughTheTmaEngine) {
   const std::string c = GetParam();
   const std::string engine = c.ends_with("_sw") ? "" : "D stored by the TMA engine";
@@ -554,14 +555,17 @@ TEST_P(GemmSm90Config, SixteenBitDThroughTheTmaEngine) {
                 .config = c, .schedule = engine},
            62);
   run_case(Case{.m = 257, .n = 136, .k = 96, .d_layout = kCol, .out = f16, .beta = 0.75f, .bias = true,
-                .act = Activation::kGELU, .config = c, .schedule = engine},
+                .act = Activation::kGELU, .pad = 7, .config = c, .schedule = engine},
            63);
   run_case(Case{.m = 96, .n = 24, .k = 64, .batch = 3, .out = bf16, .beta = 1.0f, .c_is_d = true, .config = c,
                 .schedule = engine},
            64);
   run_case(Case{.m = 200, .n = 328, .k = 64, .out = f16, .pad = 8, .config = c, .schedule = engine}, 65);
-  run_case(Case{.m = 2100, .n = 1030, .k = 80, .batch = 2, .out = bf16, .bias = true, .config = c, .schedule = engine},
+  run_case(Case{.m = 2100, .n = 1030, .k = 80, .batch = 2, .out = bf16, .bias = true, .pad = 2, .config = c,
+                .schedule = engine},
            66);
+  run_case(Case{.m = 7, .n = 61, .k = 2, .d_layout = kCol, .out = f16, .alpha = -0.5f, .pad = 1, .config = c}, 67);
+  run_case(Case{.m = 190, .n = 61, .k = 64, .out = bf16, .bias = true, .pad = 3, .config = c}, 68);
 }
 
 TEST_P(GemmSm90Config, SplitKAndStreamKAreDeterministic) {

@@ -529,6 +529,11 @@ TEST(GemmPlanH100, SixteenBitDIsStoredByTheTmaEngine) {
   GemmArguments odd = packed(4096, 2048, 512);
   odd.output_type = DataType::kF16, odd.ldd = 2048 + 4;
   EXPECT_FALSE(choice(odd).sm90.d_tma);
+  GemmArguments ragged = packed(4096, 2047, 512);  // rows in 16-byte runs, N inside the last one
+  ragged.output_type = DataType::kF16, ragged.ldd = 2048;
+  EXPECT_FALSE(choice(ragged).sm90.d_tma);
+  ragged.d_layout = MatrixLayout::kColumnMajor, ragged.ldd = 4096;  // the kernel's N is 4096
+  EXPECT_TRUE(choice(ragged).sm90.d_tma);
   GemmArguments residual = packed(4096, 2048, 512);
   residual.output_type = DataType::kF16, residual.beta = 1.0f, residual.ldc = 2048;
   residual.c = address((std::uintptr_t(4) << 36) + 2);
