@@ -57,6 +57,7 @@ __device__ inline void pack_pair(float x0, float x1, std::uint32_t* words) {
     words[0] = *reinterpret_cast<std::uint32_t const*>(&pair);
   }
 }
+
 // One pair of D's values, row r and chunk j of the thread (accumulator_pair), packed as D's
 // words: alpha * acc, plus beta * C's pair (c_pair; nullptr past M or without C), the column's
 // bias (b0, b1) and the row's, then the activation. General = false: alpha * acc + bias only,

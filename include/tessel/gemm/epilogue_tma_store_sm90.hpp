@@ -15,12 +15,13 @@
 // boxes, used as two alternating groups of kPass boxes (a pass): while the threads write one
 // group, the engine reads the other. Per pass:
 //   threads   compute and stmatrix the pass's boxes into group (pass % 2); fence the proxy
-//   leader    wait until the engine has read the pass before last (tma_store_wait_read<0>:
-//             the only one still outstanding), so that the next pass may overwrite its group
+//   leader    wait until the engine has read the previous pass (tma_store_wait_read<0>: the
+//             only group still outstanding), whose boxes the next pass overwrites
 //   barrier   (the warpgroup's named barrier, 3 + wg)
 //   leader    store the pass's boxes, one bulk group
 // The barrier both publishes this pass's writes to the leader and tells every thread that the
-// next pass's group is free.
+// next pass's group is free. The engine writes a row of D in whole 16-byte units, so the plan
+// takes this epilogue only where N ends on one (gemm_plan.cpp, plan_d_map).
 #pragma once
 
 #include <cuda.h>
@@ -109,7 +110,8 @@ __device__ void store_boxes_tma(float const (&acc)[Config::kAccumulators], int w
 #pragma unroll
         for (int cj = 0; cj < 2; ++cj) {
           if (lane_bias != nullptr && 8 * (j + cj) + 2 * q < wg_cols) {
-            bias_pair[cj][0] = to_float(lane_bias[8 * (j + cj)]), bias_pair[cj][1] = to_float(lane_bias[8 * (j + cj) + 1]);
+            bias_pair[cj][0] = to_float(lane_bias[8 * (j + cj)]);
+            bias_pair[cj][1] = to_float(lane_bias[8 * (j + cj) + 1]);
           }
         }
 #pragma unroll
