@@ -11,7 +11,9 @@
 #include "tessel/gemm/tile_loader.hpp"  // EdgePredicates
 #include "gemm/tile_configs_sm80.hpp"  // the shipped table (the full one: this target is not lean)
 #include "tessel/gemm/config_sm80.hpp"
+#include "gemm/tile_configs_sm90.hpp"       // the TMA kernel's table
 #include "tessel/gemm/epilogue_sm90.hpp"  // the sm90 epilogue's warp scratch
+#include "tessel/gemm/epilogue_tma_store_sm90.hpp"
 
 namespace tessel {
 namespace {
@@ -220,6 +222,30 @@ TEST(EpilogueSm90, WarpScratchIsConflictFree) {
   EXPECT_EQ(warp_scratch_worst(detail::kScratchStride, true), 1) << "the accumulator pairs' writes";
   EXPECT_EQ(warp_scratch_worst(detail::kScratchStride, false), 1) << "the row reads";
   EXPECT_GT(warp_scratch_worst(32, true), 1) << "unpadded rows: a half-warp's 4 rows share banks";
+}
+
+// Every GEMM configuration that stores through the TMA epilogue (epilogue_tma_store_sm90.hpp)
+// fits two groups of boxes in its warpgroup's share of the staging area; 128x128 (cooperative)
+// stores a whole tile a pass, 128x256 a box.
+template <int I = 0>
+void expect_tma_store_shapes() {
+  if constexpr (I < sm90::kNumTmaTileConfigs) {
+    using Config = typename sm90::TmaTileConfigAt<I>::template Config<Half, Major::kK, Major::kK>;
+    using Shape = detail::TmaStoreShape<Config>;
+    if (Config::kStoreWarps == 0) {
+      EXPECT_TRUE(Shape::kFits) << sm90::kTmaTileConfigs[I].name;
+      EXPECT_GE(Shape::kSlots, 2 * Shape::kPass) << sm90::kTmaTileConfigs[I].name;
+    }
+    expect_tma_store_shapes<I + 1>();
+  }
+}
+
+TEST(EpilogueSm90, TmaStoreBoxesFitTheStagingArea) {
+  expect_tma_store_shapes();
+  using Cooperative128 = sm90::TmaTileShape<128, 128, 5>::Config<Half, Major::kK, Major::kK>;
+  EXPECT_EQ(detail::TmaStoreShape<Cooperative128>::kPass, 2);
+  using Wide = sm90::TmaTileShape<128, 256, 4>::Config<Half, Major::kK, Major::kK>;
+  EXPECT_EQ(detail::TmaStoreShape<Wide>::kPass, 1);  // 16 KiB a warpgroup: two 8 KiB boxes
 }
 
 }  // namespace
