@@ -315,7 +315,8 @@ bool plan_d_map(GemmArguments const& args, KernelProblem const& p, sm90::TmaTile
       !epilogue_vectorizes(args) || p.n % 8 != 0) {
     return false;
   }
-  // A warpgroup's rows: the whole tile in ping-pong, else half of it (64 rows side by side).
+  // A warpgroup's rows: the whole tile in ping-pong and in 64-row tiles (the warpgroups side by
+  // side along N), else half of it.
   const int wg_rows = c.ping_pong || c.tile_m == 64 ? c.tile_m : c.tile_m / 2;
   sm90::TmaMapParams m;
   m.rank = 3, m.swizzle_bytes = 128;
