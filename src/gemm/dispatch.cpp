@@ -19,17 +19,27 @@ namespace {
 
 using gemm_detail::Choice;
 
+// The TMA kernel with the TMA epilogue (Tma) or the registers' (instances_sm90.hpp).
+template <DataType Element, bool Tma>
+cudaError_t run_tma(Choice const& ch, GemmParams const& params, TmaMatrix const& a, TmaMatrix const& b,
+                    StreamKParams const& sk, TmaStoreD const& d, cudaStream_t stream) {
+  auto const& p = ch.problem;
+  const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
+  const int c = ch.sm90.config;
+  if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK, Tma>(c, params, p.batch, stream, a, b, sk, d);
+  if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN, Tma>(c, params, p.batch, stream, a, b, sk, d);
+  if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK, Tma>(c, params, p.batch, stream, a, b, sk, d);
+  return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN, Tma>(c, params, p.batch, stream, a, b, sk, d);
+}
+
 template <DataType Element>
 cudaError_t run(Choice const& ch, GemmParams const& params, TmaMatrix const& a, TmaMatrix const& b,
                 StreamKParams const& sk, TmaStoreD const& d, cudaStream_t stream) {
   auto const& p = ch.problem;
   const bool ka = p.a.major == Major::kK, kb = p.b.major == Major::kK;
   if (ch.kernel == gemm_detail::GemmKernel::kSm90Tma) {
-    const int c = ch.sm90.config;
-    if (ka && kb) return sm90::run_gemm_tma<Element, Major::kK, Major::kK>(c, params, p.batch, stream, a, b, sk, d);
-    if (ka) return sm90::run_gemm_tma<Element, Major::kK, Major::kMN>(c, params, p.batch, stream, a, b, sk, d);
-    if (kb) return sm90::run_gemm_tma<Element, Major::kMN, Major::kK>(c, params, p.batch, stream, a, b, sk, d);
-    return sm90::run_gemm_tma<Element, Major::kMN, Major::kMN>(c, params, p.batch, stream, a, b, sk, d);
+    return d.on ? run_tma<Element, true>(ch, params, a, b, sk, d, stream)
+                : run_tma<Element, false>(ch, params, a, b, sk, d, stream);
   }
   if (ka && kb) return sm80::run_gemm<Element, Major::kK, Major::kK>(ch.sm80, params, p.batch, stream);
   if (ka) return sm80::run_gemm<Element, Major::kK, Major::kMN>(ch.sm80, params, p.batch, stream);

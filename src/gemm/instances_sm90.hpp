@@ -14,10 +14,12 @@
 namespace tessel::sm90 {
 
 // Launches configuration `config` (an index into kTmaTileConfigs) on A and B's maps (encoded
-// for that configuration's tile: gemm_plan.hpp), with stream-K when sk has stream-K items, and
-// the TMA epilogue where d.on (D's map, for that configuration's boxes).
-// cudaErrorNotSupported where libtessel has no sm_90a code.
-template <DataType Input, Major A, Major B>
+// for that configuration's tile: gemm_plan.hpp), with stream-K when sk has stream-K items.
+// TmaEpilogue: the kernel that stores 16-bit D through the TMA engine, on D's map d (d.on;
+// planned for that configuration's boxes, never for the store warps' configuration); else the
+// kernel that stores from the registers (d unused). cudaErrorNotSupported where libtessel has
+// no sm_90a code.
+template <DataType Input, Major A, Major B, bool TmaEpilogue>
 cudaError_t run_gemm_tma(int config, GemmParams const& params, int batch, cudaStream_t stream, TmaMatrix const& a,
                          TmaMatrix const& b, StreamKParams const& sk, TmaStoreD const& d);
 
