@@ -248,5 +248,29 @@ TEST(EpilogueSm90, TmaStoreBoxesFitTheStagingArea) {
   EXPECT_EQ(detail::TmaStoreShape<Wide>::kPass, 1);  // 16 KiB a warpgroup: two 8 KiB boxes
 }
 
+// The TMA epilogue (epilogue_tma_store_sm90.hpp): each lane's stmatrix rows land where the map's
+// 128-byte swizzle puts row `row`, chunk `chunk` of a box (row * 128 + (chunk ^ row % 8) * 16),
+// and the 8 rows of each 8x8 matrix fall in 8 different 16-byte bank groups.
+TEST(EpilogueSm90, StmatrixRowsLandWhereTheTmaSwizzleExpects) {
+  for (int warp = 0; warp < 4; ++warp) {
+    for (int mb = 0; mb < 2; ++mb) {
+      for (int jp = 0; jp < 8; jp += 2) {
+        for (int matrix = 0; matrix < 4; ++matrix) {
+          unsigned groups = 0;
+          for (int i = 0; i < 8; ++i) {
+            const int lane = 8 * matrix + i;
+            const int row = 64 * mb + 16 * warp + 8 * (matrix % 2) + i, chunk = jp + matrix / 2;
+            const std::uint32_t at = detail::StmatrixBoxLane(warp, lane).at(mb, jp);
+            ASSERT_EQ(at, std::uint32_t(row * 128 + (chunk ^ (row % 8)) * 16))
+                << "warp " << warp << " lane " << lane << " block " << mb << " pair " << jp;
+            groups |= 1u << (at / 16 % 8);
+          }
+          EXPECT_EQ(groups, 0xffu) << "matrix " << matrix << " of warp " << warp << ": bank conflicts";
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessel

@@ -59,6 +59,22 @@ struct TmaStoreShape {
   static constexpr bool kFits =
       Config::kThreads == 256 && kPass >= 1 && kRegionBytes % 1024 == 0 && kBoxBytes % 1024 == 0;
 };
+
+// Where stmatrix puts one lane's rows in a box: lane l of warp w gives row l % 8 of matrix
+// l / 8, which holds rows 8 (l / 8 % 2) + [0, 8) of the warp's 16 in a 64-row block and chunk
+// l / 16 of the chunk pair (jp, jp + 1); the row's chunk is swizzled as the map's 128-byte
+// swizzle: chunk ^ row % 8 (tests/host/gemm_config_test.cpp).
+struct StmatrixBoxLane {
+  std::uint32_t offset;   // the lane's row, in bytes
+  std::uint32_t swizzle;  // XORed into the chunk pair's byte offset
+  TESSEL_HOST_DEVICE constexpr StmatrixBoxLane(int warp, int lane)
+      : offset(std::uint32_t((16 * warp + 8 * (lane / 8 % 2) + lane % 8) * 128)),
+        swizzle(std::uint32_t(((lane / 16) ^ (lane % 8)) << 4)) {}
+  // The byte offset in the box for 64-row block mb and chunk pair jp (even).
+  TESSEL_HOST_DEVICE constexpr std::uint32_t at(int mb, int jp) const {
+    return std::uint32_t(mb * 64 * 128) + offset + ((std::uint32_t(jp) << 4) ^ swizzle);
+  }
+};
 }  // namespace detail
 
 #if defined(__CUDACC__)
@@ -87,11 +103,7 @@ __device__ void store_boxes_tma(float const (&acc)[Config::kAccumulators], int w
     row_bias[r] = row < rows && p.bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : 0.0f;
   }
   Out const* lane_bias = p.bias_mode == BiasMode::kPerColumn ? bias + col0 + wg_col + 2 * q : nullptr;
-  // stmatrix: lane l gives the address of row l % 8 of matrix l / 8 = (h, chunk half):
-  // (h = l / 8 % 2 the accumulator rows' half, + l / 16 the chunk of the pair)
-  const int lane_row = 16 * warp + 8 * (lane / 8 % 2) + lane % 8;  // in a 64-row block of the box
-  const std::uint32_t lane_offset = std::uint32_t(lane_row * 128);
-  const std::uint32_t lane_swizzle = std::uint32_t(((lane / 16) ^ (lane % 8)) << 4);
+  const StmatrixBoxLane box_lane(warp, lane);
   const std::uint32_t region =
       static_cast<std::uint32_t>(__cvta_generic_to_shared(staging)) + std::uint32_t(wg * Shape::kRegionBytes);
   unsigned char* region_ptr = staging + wg * Shape::kRegionBytes;
@@ -125,7 +137,7 @@ __device__ void store_boxes_tma(float const (&acc)[Config::kAccumulators], int w
             pair_value<Config, Out, Relu, General>(acc, r, j + cj, c_pair, bias_pair[cj][0], bias_pair[cj][1],
                                                    row_bias[r], p, &x[m]);
           }
-          stmatrix_x4(box + std::uint32_t(mb * 64 * 128) + lane_offset + ((std::uint32_t(jp) << 4) ^ lane_swizzle), x);
+          stmatrix_x4(box + box_lane.at(mb, jp), x);
         }
       }
     }
