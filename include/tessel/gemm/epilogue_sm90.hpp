@@ -82,6 +82,20 @@ __device__ inline void pair_value(float const (&acc)[Config::kAccumulators], int
   pack_pair<Out>(x0, x1, words);
 }
 
+// Calls f(relu, general) with the form of pair_value that p needs, as std::bool_constant
+// values: general where C is read (beta != 0), the bias is per row or the activation is GELU;
+// else relu for ReLU; else neither.
+template <class F>
+__device__ inline void with_value_form(EpilogueParams const& p, F&& f) {
+  if (p.beta != 0.0f || p.bias_mode == BiasMode::kPerRow || p.act == Activation::kGELU) {
+    f(std::false_type{}, std::true_type{});
+  } else if (p.act == Activation::kReLU) {
+    f(std::true_type{}, std::false_type{});
+  } else {
+    f(std::false_type{}, std::false_type{});
+  }
+}
+
 // D (and C) 16-byte aligned (vector_ok). Each lane of a quad (the 4 lanes that share rows)
 // holds pairs 8 bytes (fp32) or 4 bytes apart; kG = 8 / sizeof(Out) lanes exchange them by a
 // kG x kG transpose (shuffles), so that each lane holds a 16-byte run of one 8-column chunk per
@@ -248,13 +262,10 @@ __device__ void store_accumulators_as(float const (&acc)[Config::kAccumulators],
       row_bias[r] = row < rows && p.bias_mode == BiasMode::kPerRow ? to_float(bias[gm]) : 0.0f;
     }
     Out const* lane_bias = p.bias_mode == BiasMode::kPerColumn ? bias + col0 + wg_col + 2 * q : nullptr;
-    if (c != nullptr || p.bias_mode == BiasMode::kPerRow || p.act == Activation::kGELU) {
-      store_full_columns<Config, Out, false, true>(acc, out, c_out, row_bias, lane_bias, cols - wg_col, p);
-    } else if (p.act == Activation::kReLU) {
-      store_full_columns<Config, Out, true, false>(acc, out, c_out, row_bias, lane_bias, cols - wg_col, p);
-    } else {
-      store_full_columns<Config, Out, false, false>(acc, out, c_out, row_bias, lane_bias, cols - wg_col, p);
-    }
+    with_value_form(p, [&](auto relu, auto general) {
+      constexpr bool kRelu = decltype(relu)::value, kGeneral = decltype(general)::value;
+      store_full_columns<Config, Out, kRelu, kGeneral>(acc, out, c_out, row_bias, lane_bias, cols - wg_col, p);
+    });
     return;
   }
 

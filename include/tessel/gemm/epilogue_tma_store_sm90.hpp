@@ -169,26 +169,16 @@ __device__ void store_accumulators_tma(float const (&acc)[Config::kAccumulators]
   cols = cols < Config::kTileN ? cols : Config::kTileN;
   const int wg_col = Config::kWarpGroupsN == 1 ? 0 : wg_n * Config::kWgTileN;
   if (wg_col >= cols || wg_m * TmaStoreShape<Config>::kWgRows >= rows) return;  // the part lies past N or M
-  auto run = [&](auto out, auto relu, auto general) {
-    store_boxes_tma<Config, decltype(out), decltype(relu)::value, decltype(general)::value>(
-        acc, wg, wg_m, wg_col, p, map, batch, row0, col0, rows, cols, staging, passes);
-  };
-  auto by_type = [&](auto relu, auto general) {
+  with_value_form(p, [&](auto relu, auto general) {
+    constexpr bool kRelu = decltype(relu)::value, kGeneral = decltype(general)::value;
     if (p.out == DataType::kF16) {
-      run(Half{}, relu, general);
+      store_boxes_tma<Config, Half, kRelu, kGeneral>(acc, wg, wg_m, wg_col, p, map, batch, row0, col0, rows, cols,
+                                                     staging, passes);
     } else {
-      run(BFloat16{}, relu, general);
+      store_boxes_tma<Config, BFloat16, kRelu, kGeneral>(acc, wg, wg_m, wg_col, p, map, batch, row0, col0, rows, cols,
+                                                         staging, passes);
     }
-  };
-  using True = std::true_type;
-  using False = std::false_type;
-  if (p.beta != 0.0f || p.bias_mode == BiasMode::kPerRow || p.act == Activation::kGELU) {
-    by_type(False{}, True{});
-  } else if (p.act == Activation::kReLU) {
-    by_type(True{}, False{});
-  } else {
-    by_type(False{}, False{});
-  }
+  });
 }
 
 }  // namespace detail
