@@ -15,7 +15,7 @@ namespace tessel::conv_detail {
 
 bool aligned(const void* p, int bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
-Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batches) {
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batches, int blocks_per_sm) {
   Split s;
   if (m <= 0 || n <= 0 || sms <= 0) return s;  // nothing to compute, or nothing to fill
   const long long tiles = ceil_div((long long)m, tile.m) * ceil_div((long long)n, tile.n) * batches;
@@ -30,9 +30,9 @@ Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batche
   };
   long long slices = 1;
   if (2 * tiles <= sms) {
-    // At most as many items as two blocks per SM hold: one item more leaves a second wave of
-    // one slice's length (ceil(264 / 5) = 53 slices of 5 tiles ran 265 items on an H100).
-    slices = std::min<long long>({2LL * sms / tiles, k_tiles / min_slice, 64});
+    // At most as many items as blocks_per_sm blocks per SM hold: one item more leaves a second
+    // wave of one slice's length (ceil(264 / 5) = 53 slices of 5 tiles ran 265 items on an H100).
+    slices = std::min<long long>({(long long)blocks_per_sm * sms / tiles, k_tiles / min_slice, 64});
   } else if (tiles > sms && tiles < 2 * sms) {
     // Between one and two tiles per SM, the SMs with two take twice as long as the others
     // (wgrad 7x7x512 at N = 128: 144 tiles on 132 SMs ran at 0.47 of cuDNN). The fewest
@@ -80,8 +80,15 @@ bool shorter_as_space_to_depth(const Conv2dProblem& pb, Conv2dProblem* out) {
 // Split-K, then (TMA kernel) its form: persistent for short reductions with more work items
 // than two blocks per SM hold; deep (one block per SM, seven stages) for 128x128 grids that
 // leave every SM at most one block, where three stages do not cover the loads' latency.
-void finish(ConvGemm& g, int sms) {
-  g.split = choose_split(g.m, g.n, g.k, g.tile, sms, g.groups);
+// deep_split (fprop, dgrad by phase): an ungrouped 128x128 TMA GEMM splits into at most one
+// block an SM, so that it runs deep. ResNet-50's 3x3 layers of 512 channels at N = 32 (52
+// tiles, 72 K tiles) took 2 slices deep against 4 at two blocks an SM: fprop 14x14x512/2
+// 24.2, 24.7 -> 22.4 us, 7x7x512 24.1, 23.6 -> 22.3; dgrad 7x7x512 24.4, 24.2 -> 23.0 (H200,
+// thirty-sixth session). (Stream-K ranges over every SM on persistent 128x128 tiles lost on
+// every such layer: 23.7 -> 29.5 us on 7x7x512, the fix-up as costly as the mainloop.)
+void finish(ConvGemm& g, int sms, bool deep_split) {
+  const bool deep_tile = deep_split && g.tile.tma && !g.tile.small() && g.tile.m == sm80::kConvTile && g.groups == 1;
+  g.split = choose_split(g.m, g.n, g.k, g.tile, sms, g.groups, deep_tile ? 1 : 2);
   if (!g.tile.tma) return;
   const long long k_tiles = ceil_div((long long)g.k, g.tile.k);
   const long long items =
@@ -125,7 +132,7 @@ void plan_dgrad_one_launch(DgradPlan& plan, int sms) {
   one.m = 0;
   for (const DgradPhasePlan& ph : plan.phases) one.m = std::max(one.m, ph.gemm.m);
   one.groups = phases;
-  finish(one, sms);
+  finish(one, sms, false);
   if (one.split.partials()) return;  // few tiles and deep reductions: split phase by phase
   plan.one_launch = true;
   plan.one_launch_gemm = one;
@@ -412,7 +419,7 @@ FpropPlan plan_fprop(const Conv2dArguments& args, const DeviceInfo& device) {
     g.tile.k = sm80::kConvTileKTma;
     g.k = g.tma.gemm_k;
   }
-  finish(g, device.sms);
+  finish(g, device.sms, true);
   return plan;
 }
 
@@ -474,7 +481,7 @@ DgradPlan plan_dgrad(const Conv2dDgradArguments& args, const DeviceInfo& device)
         g.tile.k = sm80::kConvTileKTma;
         g.k = g.tma.gemm_k;
       }
-      finish(g, device.sms);
+      finish(g, device.sms, true);
       plan.workspace_bytes = std::max(plan.workspace_bytes, g.workspace_bytes());
     }
   }
@@ -539,7 +546,7 @@ WgradPlan plan_wgrad(const Conv2dWgradArguments& args, const DeviceInfo& device)
     g.tile.tma = true;
     g.tile.k = sm80::kConvTileKTma;
   }
-  finish(g, device.sms);
+  finish(g, device.sms, false);
   g.tile.persistent = g.tile.deep = false;
   // Where the 128x128 tiles leave SMs idle and the reduction is deep, the persistent kernel
   // shares the last tiles' K tiles out as stream-K ranges, by tessel::gemm's rule, in clusters

@@ -37,7 +37,8 @@ namespace tessel::conv_detail {
 bool aligned(const void* p, int bytes);
 
 // Split-K for one implicit GEMM of `batches` groups: when their tiles fill less than half the SMs, as
-// many slices of K as two blocks per SM hold (rounded down: never a second wave), each of at
+// many slices of K as blocks_per_sm blocks an SM hold (two; one for fprop's and dgrad's 128x128
+// TMA tiles, which then run deep) (rounded down: never a second wave), each of at
 // least 16 K tiles (on the wgmma kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
 // wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles of 64x128, 3136 K tiles of 32 on 132 SMs ->
 // 52 slices of 61 (260 items). Between one and two tiles per SM (more tiles than SMs, fewer
@@ -58,7 +59,7 @@ struct Split {
     return partials() ? std::size_t(splits) * std::size_t(m) * std::size_t(n) * sizeof(float) : 0;
   }
 };
-Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batches = 1);
+Split choose_split(int m, int n, int k, sm80::ConvTile tile, int sms, int batches = 1, int blocks_per_sm = 2);
 
 // One implicit GEMM as it runs for each group.
 struct ConvGemm {

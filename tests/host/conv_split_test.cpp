@@ -1,8 +1,8 @@
 // The conv runtime's split-K rule (src/conv/conv2d_plan.cpp, choose_split) over many
 // generated GEMM shapes and SM counts: it splits when the output's tiles fill less than
 // half the SMs, into at most 64 slices, each of at least 16 K tiles (1024 K on the wgmma
-// kernels: 32 tiles of 32, 16 of 64; the tile says which), no more items than two blocks per
-// SM hold; or, with between one and two tiles per SM, into the fewest of at most 8 slices that
+// kernels: 32 tiles of 32, 16 of 64; the tile says which), no more items than the blocks an
+// SM holds (two, or one for the deep form) times the SMs; or, with between one and two tiles per SM, into the fewest of at most 8 slices that
 // leave the busiest SM at most 1.3 tiles' work; or, for groups (batches) between half a wave
 // and one on the cp.async kernels, into the fewest of at most 8 slices that cut the busiest
 // SM's K tiles by a fifth; no slice empty, every K tile in exactly one slice; plus the
@@ -18,14 +18,15 @@ namespace tessel {
 namespace {
 
 // Returns whether it split.
-bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms, int batches = 1) {
-  const conv_detail::Split s = conv_detail::choose_split(m, n, k, tile, sms, batches);
+bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms, int batches = 1, int blocks_per_sm = 2) {
+  const conv_detail::Split s = conv_detail::choose_split(m, n, k, tile, sms, batches, blocks_per_sm);
   const long long tiles = (long long)((m + tile.m - 1) / tile.m) * ((n + tile.n - 1) / tile.n) * batches;
   const int k_tiles = (k + tile.k - 1) / tile.k;
   const int min_slice = tile.wgmma ? 1024 / tile.k : 16;
   SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k << " tile " << tile.m << "x" << tile.n << "x"
                                     << tile.k << (tile.wgmma ? " wgmma" : "") << (tile.tma ? " tma" : "") << ", "
-                                    << batches << " batches, " << sms << " SMs");
+                                    << batches << " batches, " << sms << " SMs, " << blocks_per_sm
+                                    << " blocks an SM");
   // Between one and two tiles per SM: the busiest SM's work, in tiles, with n slices.
   auto busiest = [&](long long n) { return double((tiles * n + sms - 1) / sms) / double(n); };
   const bool between = tiles > sms && tiles < 2LL * sms;
@@ -43,7 +44,7 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms, int batches =
       for (long long n = 2; n <= std::min(8, k_tiles / min_slice); ++n)
         EXPECT_GT(5 * busiest_k_tiles(n), 4LL * k_tiles);
     } else {
-      EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || 2LL * sms / tiles < 2);
+      EXPECT_TRUE(2 * tiles > sms || k_tiles / min_slice < 2 || (long long)blocks_per_sm * sms / tiles < 2);
     }
     return false;
   }
@@ -58,7 +59,7 @@ bool check_rule(int m, int n, int k, sm80::ConvTile tile, int sms, int batches =
   } else {
     EXPECT_LE(2 * tiles, sms);
     EXPECT_LE(s.splits, 64);
-    EXPECT_LE(tiles * s.splits, 2LL * sms);  // one wave of two blocks per SM
+    EXPECT_LE(tiles * s.splits, (long long)blocks_per_sm * sms);  // one wave of blocks_per_sm blocks an SM
   }
   EXPECT_GE(s.k_tiles_per_split, min_slice);
   EXPECT_GE((long long)s.splits * s.k_tiles_per_split, k_tiles);        // every K tile in a slice
@@ -78,7 +79,9 @@ TEST(ConvSplitK, RuleHoldsOnGeneratedShapes) {
                                      : sm80::conv_tile_m(4096, false, wgmma);
     if (wgmma && i % 4 == 1) tile.tma = true, tile.k = sm80::kConvTileKTma;  // fprop's TMA kernel
     const int m = mn(rng), n = mn(rng) % 512 + 1, batches = i % 5 < 2 ? groups(rng) : 1;
-    const bool was_split = check_rule(m, n, m % 7 == 0 ? deep(rng) % 8192 + 1 : deep(rng), tile, sm(rng), batches);
+    const int blocks_per_sm = tile.tma && i % 8 == 1 ? 1 : 2;  // fprop's and dgrad's deep form
+    const bool was_split =
+        check_rule(m, n, m % 7 == 0 ? deep(rng) % 8192 + 1 : deep(rng), tile, sm(rng), batches, blocks_per_sm);
     split[wgmma] += was_split;
     band += was_split && batches > 1 && !tile.tma;
   }
@@ -131,6 +134,13 @@ TEST(ConvSplitK, TheWgmmaKernelCutsLongerSlices) {
   const conv_detail::Split s = conv_detail::choose_split(1568, 512, 4608, sm80::conv_tile_n(512, false, true, true), 132);
   EXPECT_EQ(s.splits, 4);
   EXPECT_EQ(s.k_tiles_per_split, 36);
+  // The TMA kernel's 128x128 tiles at one block an SM (the deep form, conv2d_plan.cpp's
+  // finish): min(132/52 = 2, 72/16 = 4) = 2 slices of 36 K tiles of 64, 104 items.
+  sm80::ConvTile tma = sm80::conv_tile_n(512, false, true, true);
+  tma.tma = true, tma.k = sm80::kConvTileKTma;
+  const conv_detail::Split deep = conv_detail::choose_split(1568, 512, 4608, tma, 132, 1, 1);
+  EXPECT_EQ(deep.splits, 2);
+  EXPECT_EQ(deep.k_tiles_per_split, 36);
 }
 
 }  // namespace
