@@ -87,7 +87,7 @@ bool shorter_as_space_to_depth(const Conv2dProblem& pb, Conv2dProblem* out) {
 // thirty-sixth session). (Stream-K ranges over every SM on persistent 128x128 tiles lost on
 // every such layer: 23.7 -> 29.5 us on 7x7x512, the fix-up as costly as the mainloop.)
 void finish(ConvGemm& g, int sms, bool deep_split) {
-  const bool deep_tile = deep_split && g.tile.tma && !g.tile.small() && g.tile.m == sm80::kConvTile && g.groups == 1;
+  const bool deep_tile = deep_split && g.tile.tma && !g.tile.small() && g.groups == 1;  // (256-row tiles are 64 wide)
   g.split = choose_split(g.m, g.n, g.k, g.tile, sms, g.groups, deep_tile ? 1 : 2);
   if (!g.tile.tma) return;
   const long long k_tiles = ceil_div((long long)g.k, g.tile.k);

@@ -37,8 +37,8 @@ namespace tessel::conv_detail {
 bool aligned(const void* p, int bytes);
 
 // Split-K for one implicit GEMM of `batches` groups: when their tiles fill less than half the SMs, as
-// many slices of K as blocks_per_sm blocks an SM hold (two; one for fprop's and dgrad's 128x128
-// TMA tiles, which then run deep) (rounded down: never a second wave), each of at
+// many slices of K as blocks_per_sm blocks an SM hold, rounded down so that there is never a
+// second wave (two; one for fprop's and dgrad's 128x128 TMA tiles, which then run deep), each of at
 // least 16 K tiles (on the wgmma kernels 1024 K: 32 tiles of 32, 16 of 64), at most 64. E.g.
 // wgrad 64 -> 64 3x3 at N = 32, 56x56: 5 tiles of 64x128, 3136 K tiles of 32 on 132 SMs ->
 // 52 slices of 61 (260 items). Between one and two tiles per SM (more tiles than SMs, fewer
